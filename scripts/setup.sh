@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Create .venv with eviseek and everything its tests need, on a CPU-only machine.
+# torch is pinned to the CPU build first so no later install can pull a CUDA build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet "torch==2.13.0"
+.venv/bin/python -m pip install --quiet -e ".[sim,hf,train,ray,dev]" "torch==2.13.0"
+echo "eviseek installed in .venv ($(.venv/bin/python -c 'import eviseek; print(eviseek.__version__)'))"

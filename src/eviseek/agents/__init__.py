@@ -1,0 +1,5 @@
+"""Agents: Passive, Single-model, EviSeek and the AutoTool dual-mode loop."""
+
+from eviseek.agents.base import Agent
+
+__all__ = ["Agent"]

@@ -1,0 +1,57 @@
+"""The ``eviseek`` command. Subcommands live in sibling modules and stay thin.
+
+Each subcommand module must import only light things at module level so that
+``eviseek --help`` stays fast; heavy work is imported inside the command functions.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="eviseek",
+    help="Vision-language agents that seek evidence before they answer.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# (module, attribute, name, help). A module that exposes a Typer app is added as a group;
+# one that exposes a function is added as a single command.
+_SUBCOMMANDS: list[tuple[str, str, str, str]] = [
+    ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
+]
+
+
+def _register() -> None:
+    for module_name, attr, name, help_text in _SUBCOMMANDS:
+        obj = getattr(importlib.import_module(module_name), attr)
+        if isinstance(obj, typer.Typer):
+            app.add_typer(obj, name=name, help=help_text)
+        else:
+            app.command(name=name, help=help_text)(obj)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    if version:
+        from eviseek import __version__
+
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""``eviseek models``: check that a model provider answers an image question."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import typer
+
+app = typer.Typer(no_args_is_help=True)
+
+
+def model_kwargs(model: str, base_url: str | None, api_key_env: str | None, timeout: float | None) -> dict:
+    """Provider keyword arguments from the common CLI flags (the key is read, never printed)."""
+    provider = model.split("/", 1)[0]
+    kwargs: dict = {}
+    if provider == "openai":
+        if base_url:
+            kwargs["base_url"] = base_url
+        if api_key_env:
+            if api_key_env not in os.environ:
+                raise typer.BadParameter(
+                    f"environment variable {api_key_env} is not set; "
+                    "export it or name another with --api-key-env"
+                )
+            kwargs["api_key"] = os.environ[api_key_env]
+        if timeout:
+            kwargs["timeout_s"] = timeout
+    return kwargs
+
+
+def _check_image(size: int):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from eviseek.types import Image
+
+    # A red square on a white background: a question with a checkable answer.
+    arr = np.full((size, size, 3), 255, dtype=np.uint8)
+    q = size // 4
+    arr[q : 3 * q, q : 3 * q] = (220, 30, 30)
+    return Image.from_array(arr)
+
+
+@app.command("check")
+def check(
+    model: str = typer.Option(..., "--model", "-m", help="provider/name, e.g. openai/gpt-4o-mini"),
+    base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="Name of the environment variable holding the API key"
+    ),
+    question: str = typer.Option(
+        "What colour is the square in the middle of this image? Answer in one word.", "--question"
+    ),
+    image_size: int = typer.Option(256, "--image-size", min=16, max=4096),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per request"),
+    max_tokens: int = typer.Option(64, "--max-tokens"),
+) -> None:
+    """Send one request with a small generated image; print the reply, usage and latency."""
+    from eviseek.errors import EviseekError
+    from eviseek.models import generate_recorded, get_model
+    from eviseek.types import ChatMessage, GenerateConfig
+
+    try:
+        m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
+        msg = ChatMessage.user(_check_image(image_size), question)
+        completion, call = asyncio.run(
+            generate_recorded(m, [msg], GenerateConfig(max_tokens=max_tokens, temperature=0.0, stage="check"))
+        )
+    except EviseekError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    u = call.usage
+
+    def fmt(v: int | None) -> str:
+        return "unknown" if v is None else str(v)
+
+    typer.echo(f"model:   {m.name}")
+    typer.echo(f"reply:   {completion.text.strip()}")
+    typer.echo(
+        f"usage:   input={fmt(u.input_tokens)} output={fmt(u.output_tokens)} "
+        f"reasoning={fmt(u.reasoning_tokens)} images={u.images_sent}"
+    )
+    typer.echo(f"latency: {call.latency_s:.3f}s")
+    for note in call.notes:
+        typer.echo(f"note:    {note}")

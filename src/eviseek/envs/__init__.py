@@ -1,0 +1,19 @@
+"""Environments: the Env protocol, the registry and the built-in environments.
+
+Built-in ids are registered here without importing their heavy dependencies.
+"""
+
+from eviseek.envs.base import AsyncEnv, Env, SupportGrader, ThreadedEnv, as_async, question_from_options
+from eviseek.envs.registry import make, register, registered
+
+__all__ = [
+    "AsyncEnv",
+    "Env",
+    "SupportGrader",
+    "ThreadedEnv",
+    "as_async",
+    "make",
+    "question_from_options",
+    "register",
+    "registered",
+]

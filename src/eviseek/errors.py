@@ -1,0 +1,46 @@
+"""Exceptions shared across eviseek.
+
+Two kinds of failure are kept apart on purpose. A mistake the *model* made (bad JSON, an
+unknown object, a box outside the image) is not an exception at all: it goes back into the
+transcript as a failed observation and the episode continues. What is raised here is for
+infrastructure and usage problems that a person has to fix.
+"""
+
+from __future__ import annotations
+
+
+class EviseekError(Exception):
+    """Base class of every error eviseek raises on purpose."""
+
+
+class ConfigError(EviseekError, ValueError):
+    """A setting or argument is wrong; the message says which and how to fix it."""
+
+
+class MissingExtraError(EviseekError, ImportError):
+    """An optional dependency is not installed; the message names the extra to add."""
+
+    def __init__(self, package: str, extra: str, purpose: str = "") -> None:
+        self.package = package
+        self.extra = extra
+        why = f" (needed for {purpose})" if purpose else ""
+        super().__init__(
+            f"The optional dependency '{package}' is not installed{why}. "
+            f"Install it with: pip install 'eviseek[{extra}]'"
+        )
+
+
+class ModelError(EviseekError):
+    """A model provider failed in a way retries did not fix (server down, bad reply)."""
+
+
+class ModelConfigError(ModelError, ConfigError):
+    """The provider refused the request for a reason retrying cannot fix (URL, key, model name)."""
+
+
+class ScriptExhaustedError(ModelError):
+    """A scripted model was asked for more replies than it was given."""
+
+
+class EnvError(EviseekError):
+    """An environment could not be built or driven (not a bad action: those become feedback)."""

@@ -1,0 +1,56 @@
+"""Questions and their answer contracts."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from eviseek.types.image import Image
+
+AnswerKind = Literal["option", "yes_no", "integer", "sequence", "text", "bbox"]
+
+
+class AnswerContract(BaseModel):
+    """What shape an answer must take, shown to the model and used by the scorer."""
+
+    kind: AnswerKind = "option"
+    options: list[str] | None = None
+    """Allowed answers for ``option`` and ``yes_no`` questions, in display order."""
+    format_hint: str = ""
+    """A one-line description of the expected format, e.g. ``"bottom-to-top, comma-separated"``."""
+
+    def describe(self) -> str:
+        """A short human-readable statement of the contract for prompts."""
+        if self.options:
+            opts = "; ".join(f"({chr(65 + i)}) {o}" for i, o in enumerate(self.options))
+            base = f"Choose one of: {opts}."
+        elif self.kind == "integer":
+            base = "Answer with a single integer."
+        elif self.kind == "sequence":
+            base = "Answer with an ordered list of names."
+        else:
+            base = "Answer briefly."
+        return f"{base} {self.format_hint}".strip()
+
+
+class Question(BaseModel):
+    """One question for an agent: the text, how to answer it, and where it is asked."""
+
+    id: str
+    text: str
+    contract: AnswerContract = Field(default_factory=AnswerContract)
+    family: str = ""
+    subcategory: str = ""
+    ground_truth: str | list[str] | None = None
+    """The correct answer; a list when several answers are accepted (e.g. stacking orders)."""
+    guidance: str = ""
+    """Which observations or physical tests can settle the question (task advice)."""
+    reference_images: list[Image] = Field(default_factory=list)
+    """Task-supplied images the agent may see (e.g. the scene before an unobserved change)."""
+    initial_image: Image | None = None
+    env_id: str | None = None
+    """Registered environment id that can host this question, e.g. ``eviseek/Tabletop-v0``."""
+    scene: dict[str, Any] = Field(default_factory=dict)
+    """Everything the environment needs to rebuild the scene for this question."""
+    metadata: dict[str, Any] = Field(default_factory=dict)

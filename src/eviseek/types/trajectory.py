@@ -1,0 +1,178 @@
+"""Trajectories and episode results: the single source for logs, scoring, reports and viewers."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from eviseek.types.image import Image
+from eviseek.types.messages import ChatMessage, ImagePart, ModelCall
+from eviseek.types.observation import Action, Feedback, Pose
+
+
+class StepRecord(BaseModel):
+    """One executed atomic action and what it produced."""
+
+    index: int
+    """1-based step count after this action (steps charged to the budget)."""
+    action: Action
+    feedback: Feedback
+    image: Image | None = None
+    frame_id: int = 0
+    pose: Pose | None = None
+    """The agent's own dead-reckoned pose after the action (never read from the simulator)."""
+    true_pose: Pose | None = None
+    intent: str | None = None
+    subtask: int | None = None
+    decision: int | None = None
+    """Index of the model decision that produced this step."""
+
+
+class EvidenceItem(BaseModel):
+    """An item on EviSeek's evidence board, with its provenance."""
+
+    id: int
+    frame_id: int
+    step_index: int
+    image: Image | None = None
+    outcome: Feedback | None = None
+    intent: str | None = None
+    subtask: int | None = None
+    demand: int | None = None
+    note: str = ""
+
+
+class BoardEvent(BaseModel):
+    """A change to the evidence board."""
+
+    kind: Literal["add", "remove", "bind"] = "add"
+    item: EvidenceItem
+    at_step: int = 0
+
+
+class EpisodeEvent(BaseModel):
+    """Something worth logging: a parse failure and its fallback, a timeout, a replan."""
+
+    kind: str
+    message: str
+    stage: str | None = None
+    at_step: int = 0
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class EpisodeResult(BaseModel):
+    """The outcome and cost of one episode: one row of a results table."""
+
+    question_id: str
+    agent: str
+    model: str = ""
+    family: str = ""
+    subcategory: str = ""
+    answer: str | None = None
+    """The final answer after parsing (``None`` when none could be extracted)."""
+    raw_answer: str | None = None
+    ground_truth: str | list[str] | None = None
+    correct: bool | None = None
+    score: float | None = None
+    """Task score in [0, 1] (equal to ``correct`` for most tasks; soft for counting)."""
+    support: float | None = None
+    """Visual support grade of the answer-time images, in {0, 0.5, 1}."""
+    mode: str | None = None
+    """Episode mode, e.g. ``passive``/``active`` for adaptive seeking, ``tool_on``/``tool_off``."""
+    steps: int = 0
+    calls: int = 0
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
+    reasoning_tokens: int | None = 0
+    images_in_answer: int = 0
+    wall_time_s: float = 0.0
+    error: str | None = None
+    """Why the episode failed, if it did; a failed episode still counts as incorrect."""
+
+    @property
+    def total_tokens(self) -> int | None:
+        """Input plus output tokens, or None if either is unknown."""
+        if self.input_tokens is None or self.output_tokens is None:
+            return None
+        return self.input_tokens + self.output_tokens
+
+
+class Trajectory(BaseModel):
+    """Everything that happened in one episode."""
+
+    episode_id: str
+    question_id: str
+    agent: str
+    model: str = ""
+    config: dict[str, Any] = Field(default_factory=dict)
+    initial_image: Image | None = None
+    initial_pose: Pose | None = None
+    plan: dict[str, Any] = Field(default_factory=dict)
+    """Agent-specific plan state, e.g. EviSeek's demands and subtasks with their statuses."""
+    steps: list[StepRecord] = Field(default_factory=list)
+    calls: list[ModelCall] = Field(default_factory=list)
+    board: list[BoardEvent] = Field(default_factory=list)
+    events: list[EpisodeEvent] = Field(default_factory=list)
+    answer_images: list[Image] = Field(default_factory=list)
+    """Images attached to the answering call, in order."""
+    answer_frame_ids: list[int] = Field(default_factory=list)
+    """Frame ids of ``answer_images`` (``-1`` for task reference images)."""
+    result: EpisodeResult | None = None
+    started_at: float = Field(default_factory=time.time)
+
+    def log(self, kind: str, message: str, **kw: Any) -> EpisodeEvent:
+        """Append an event and return it."""
+        event = EpisodeEvent(kind=kind, message=message, **kw)
+        self.events.append(event)
+        return event
+
+    def all_images(self) -> list[Image]:
+        """Every image the trajectory references."""
+        imgs: list[Image] = []
+        if self.initial_image is not None:
+            imgs.append(self.initial_image)
+        imgs += [s.image for s in self.steps if s.image is not None]
+        imgs += [b.item.image for b in self.board if b.item.image is not None]
+        imgs += list(self.answer_images)
+        for call in self.calls:
+            for msg in call.messages:
+                imgs += msg.images()
+        return imgs
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``trajectory.json`` and its images (as files) under ``directory``; atomic."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for img in self.all_images():
+            if img.loaded:
+                img.save(directory)
+        path = directory / "trajectory.json"
+        tmp = directory / "trajectory.json.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(self.model_dump_json(indent=1))
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Trajectory:
+        """Read a trajectory saved by :meth:`save` (images load lazily from the same folder)."""
+        path = Path(directory)
+        if path.is_dir():
+            path = path / "trajectory.json"
+        return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def message_images(messages: list[ChatMessage]) -> list[Image]:
+    """All images in a list of messages, in order."""
+    out: list[Image] = []
+    for m in messages:
+        if not isinstance(m.content, str):
+            out += [p.image for p in m.content if isinstance(p, ImagePart)]
+    return out
