@@ -11,11 +11,21 @@ from eviseek.models.base import Model
 ModelFactory = Callable[..., Model]
 
 _PROVIDERS: dict[str, Callable[[], ModelFactory]] = {}
+_DESCRIPTIONS: dict[str, str] = {}
 
 
-def register_provider(name: str, loader: Callable[[], ModelFactory]) -> None:
-    """Register a provider. ``loader`` returns the factory lazily so heavy imports wait."""
+def register_provider(name: str, loader: Callable[[], ModelFactory], description: str = "") -> None:
+    """Register a provider. ``loader`` returns the factory lazily so heavy imports wait.
+
+    ``description`` is the one line ``eviseek models list`` prints for it.
+    """
     _PROVIDERS[name] = loader
+    _DESCRIPTIONS[name] = description
+
+
+def provider_descriptions() -> dict[str, str]:
+    """Provider names mapped to their one-line descriptions, sorted by name."""
+    return {name: _DESCRIPTIONS.get(name, "") for name in providers()}
 
 
 def providers() -> list[str]:
@@ -48,4 +58,29 @@ def _scripted() -> ModelFactory:
     return ScriptedModel.from_spec
 
 
-register_provider("scripted", _scripted)
+register_provider(
+    "scripted", _scripted, "replies from a list, a callable or a JSONL file (scripted/echo describes its input)"
+)
+
+
+def _openai() -> ModelFactory:
+    from eviseek.models.openai_compat import OpenAICompatModel
+
+    return OpenAICompatModel.from_spec
+
+
+register_provider(
+    "openai",
+    _openai,
+    "any OpenAI-compatible chat-completions server (OpenAI, vLLM, SGLang, Ollama, Gemini); "
+    "--base-url, --api-key-env",
+)
+
+
+def _hf() -> ModelFactory:
+    from eviseek.models.hf_local import HFLocalModel
+
+    return HFLocalModel.from_spec
+
+
+register_provider("hf", _hf)
