@@ -83,4 +83,6 @@ def _hf() -> ModelFactory:
     return HFLocalModel.from_spec
 
 
-register_provider("hf", _hf)
+register_provider(
+    "hf", _hf, "a local transformers vision-language model: hf/<directory or cached hub id> (extra hf)"
+)
