@@ -17,3 +17,5 @@ __all__ = [
     "register",
     "registered",
 ]
+
+register("eviseek/ImageZoom-v0", "eviseek.envs.image.env:ImageZoomEnv")
