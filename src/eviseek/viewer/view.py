@@ -1,0 +1,717 @@
+"""Build what an episode page shows from a saved :class:`Trajectory` (and its :class:`Question`).
+
+The page template only formats; every decision about what a trajectory means (which frames the
+board kept, which subtask a step served, whether the answer is right) is made here, in plain
+Python that tests can check without a browser.
+
+EviSeek's plan follows the project convention: ``{"demands": [{"id", "text"}], "subtasks":
+[{"id", "goal", "demand", "status", "steps"}], "mode"}``. Agents without a plan (Single-model,
+Passive, AutoTool) leave it empty and the page omits those sections.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from eviseek.types import (
+    EpisodeResult,
+    EvidenceItem,
+    Feedback,
+    ModelCall,
+    Question,
+    Trajectory,
+    Usage,
+)
+from eviseek.viewer.images import ImageRef, ImageSourcer
+
+# Okabe-Ito colours (distinguishable with common colour-vision deficiencies) and a few more;
+# green is left out on purpose because it marks frames kept on the evidence board.
+SUBTASK_COLORS: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#7F3C8D",
+    "#8C564B",
+    "#1F3A93",
+    "#B8860B",
+)
+NO_SUBTASK_COLOR = "#B0B0B0"
+SUBTASK_STATUSES = ("pending", "active", "done", "timed_out", "blocked")
+
+_MAX_OUTPUT_CHARS = 20_000
+_MAX_PROMPT_CHARS = 6_000
+
+
+def subtask_color(position: int) -> str:
+    """The colour of the subtask at ``position`` in plan order (cycled past the palette)."""
+    return SUBTASK_COLORS[position % len(SUBTASK_COLORS)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The plan as agents store it (read leniently: extra keys are kept, missing ones defaulted).
+
+
+class PlanDemand(BaseModel):
+    """One evidence demand in ``Trajectory.plan["demands"]``."""
+
+    model_config = ConfigDict(extra="allow")
+    id: int
+    text: str = ""
+
+
+class PlanSubtask(BaseModel):
+    """One acquisition subtask in ``Trajectory.plan["subtasks"]``."""
+
+    model_config = ConfigDict(extra="allow")
+    id: int
+    goal: str = ""
+    demand: int | None = None
+    status: str = "pending"
+    steps: list[int] = Field(default_factory=list)
+
+
+_PlanEntry = TypeVar("_PlanEntry", PlanDemand, PlanSubtask)
+
+# ---------------------------------------------------------------------------------------------
+# The page's view model.
+
+
+class DemandView(BaseModel):
+    """A demand with the subtasks serving it and the board items bound to it."""
+
+    id: int
+    text: str
+    subtask_ids: list[int] = Field(default_factory=list)
+    kept_item_ids: list[int] = Field(default_factory=list)
+
+
+class SubtaskView(BaseModel):
+    """A subtask with its colour, status and the steps it spent."""
+
+    id: int
+    goal: str
+    status: str
+    known_status: bool
+    demand: int | None = None
+    demand_text: str | None = None
+    steps: list[int] = Field(default_factory=list)
+    color: str
+
+
+class FrameView(BaseModel):
+    """One frame of the episode: the initial view or the view after a step."""
+
+    frame_id: int
+    step: int | None = None
+    """1-based step index, ``None`` for the initial view."""
+    label: str
+    image: ImageRef
+    action: str | None = None
+    intent: str | None = None
+    subtask: int | None = None
+    subtask_label: str | None = None
+    color: str = NO_SUBTASK_COLOR
+    feedback: str | None = None
+    success: bool | None = None
+    pose: str | None = None
+    decision: int | None = None
+    kept: bool = False
+    """On the final evidence board."""
+    in_answer: bool = False
+    """Attached to the answering call."""
+    board_item_ids: list[int] = Field(default_factory=list)
+
+
+class BoardItemView(BaseModel):
+    """An evidence-board item with its provenance."""
+
+    id: int
+    frame_id: int
+    step_index: int
+    image: ImageRef | None = None
+    intent: str | None = None
+    subtask: int | None = None
+    subtask_label: str | None = None
+    color: str = NO_SUBTASK_COLOR
+    demand: int | None = None
+    demand_text: str | None = None
+    note: str = ""
+    outcome: str | None = None
+    outcome_success: bool | None = None
+    removed_at: int | None = None
+    in_answer: bool = False
+
+
+class BoardEventView(BaseModel):
+    """One line of the board's history."""
+
+    kind: str
+    at_step: int
+    item_id: int
+    frame_id: int
+    note: str = ""
+    demand: int | None = None
+
+
+class AnswerImageView(BaseModel):
+    """An image attached to the answering call."""
+
+    position: int
+    frame_id: int | None
+    label: str
+    image: ImageRef
+    kept: bool = False
+
+
+class MessageView(BaseModel):
+    """One message of a call's prompt, as text with image markers."""
+
+    role: str
+    text: str
+    images: int = 0
+    truncated: bool = False
+
+
+class CallView(BaseModel):
+    """One model call: stage, cost and the untrusted text that came back."""
+
+    index: int
+    stage: str
+    model: str
+    images_sent: int
+    input_tokens: int | None
+    output_tokens: int | None
+    latency_s: float
+    output: str
+    output_truncated: bool = False
+    error: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    prompt: list[MessageView] = Field(default_factory=list)
+
+
+class EventView(BaseModel):
+    """A logged episode event (parse failure, fallback, replan...)."""
+
+    kind: str
+    stage: str | None
+    at_step: int
+    message: str
+    data: str = ""
+
+
+class QuestionView(BaseModel):
+    """The question and its answer contract."""
+
+    id: str
+    text: str | None = None
+    family: str = ""
+    subcategory: str = ""
+    contract_kind: str | None = None
+    contract_text: str | None = None
+    options: list[str] = Field(default_factory=list)
+    format_hint: str = ""
+    guidance: str = ""
+    reference_images: list[ImageRef] = Field(default_factory=list)
+
+
+class OutcomeView(BaseModel):
+    """The answer against the truth, and the support grade."""
+
+    recorded: bool
+    answer: str | None = None
+    raw_answer: str | None = None
+    truth: str | None = None
+    correct: bool | None = None
+    score: float | None = None
+    scored_here: bool = False
+    """The run record had no verdict; the viewer scored the answer with ``eviseek.answers``."""
+    support: float | None = None
+    support_label: str = "not graded"
+    error: str | None = None
+
+
+class CostView(BaseModel):
+    """Steps, calls, tokens and time."""
+
+    steps: int
+    calls: int
+    input_tokens: int | None
+    output_tokens: int | None
+    reasoning_tokens: int | None
+    total_tokens: int | None
+    images_sent: int
+    images_in_answer: int
+    wall_time_s: float | None
+    from_result: bool
+
+
+class EpisodeView(BaseModel):
+    """Everything an episode page shows."""
+
+    title: str
+    episode_id: str
+    agent: str
+    model: str
+    mode: str | None
+    question: QuestionView
+    demands: list[DemandView] = Field(default_factory=list)
+    subtasks: list[SubtaskView] = Field(default_factory=list)
+    frames: list[FrameView] = Field(default_factory=list)
+    board: list[BoardItemView] = Field(default_factory=list)
+    board_history: list[BoardEventView] = Field(default_factory=list)
+    answer_images: list[AnswerImageView] = Field(default_factory=list)
+    outcome: OutcomeView
+    cost: CostView
+    calls: list[CallView] = Field(default_factory=list)
+    events: list[EventView] = Field(default_factory=list)
+    plan_json: str | None = None
+    """The raw plan, shown when it did not follow the convention."""
+    warnings: list[str] = Field(default_factory=list)
+    """Problems the viewer found in the record (shown at the top of the page)."""
+    links: list[tuple[str, str]] = Field(default_factory=list)
+    """(label, relative href) pairs: the run index, the same question under other agents."""
+
+    @property
+    def kept_frame_ids(self) -> list[int]:
+        """Frame ids of the frames on the final board."""
+        return [f.frame_id for f in self.frames if f.kept]
+
+    @property
+    def has_plan(self) -> bool:
+        """Whether the agent recorded demands or subtasks."""
+        return bool(self.demands or self.subtasks)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def build_episode_view(
+    trajectory: Trajectory,
+    images: ImageSourcer,
+    question: Question | None = None,
+    *,
+    links: list[tuple[str, str]] | None = None,
+) -> EpisodeView:
+    """Assemble the :class:`EpisodeView` of ``trajectory``; images resolve through ``images``."""
+    warnings: list[str] = []
+    if question is not None and question.id != trajectory.question_id:
+        raise ValueError(
+            f"question {question.id!r} does not belong to this trajectory (question_id "
+            f"{trajectory.question_id!r}); pass the matching Question or none"
+        )
+
+    demands, subtasks, plan_json = _read_plan(trajectory.plan, warnings)
+    demand_text = {d.id: d.text for d in demands}
+    subtask_views = _subtask_views(subtasks, demand_text)
+    by_subtask = {s.id: s for s in subtask_views}
+
+    all_items, history, removed = _replay_board(trajectory)
+    answer_frames = set(trajectory.answer_frame_ids)
+    kept_frames = {item.frame_id for item in all_items.values() if item.id not in removed}
+
+    frames = _frame_views(trajectory, images, by_subtask, kept_frames, answer_frames, all_items)
+    known_frames = {f.frame_id for f in frames}
+    for fid in sorted(kept_frames - known_frames):
+        warnings.append(f"board keeps frame {fid}, which no step recorded")
+
+    board = [
+        _board_item_view(item, images, by_subtask, demand_text, removed.get(item.id), answer_frames)
+        for item in _board_order(all_items, removed)
+    ]
+    demand_views = [
+        DemandView(
+            id=d.id,
+            text=d.text,
+            subtask_ids=[s.id for s in subtask_views if s.demand == d.id],
+            kept_item_ids=[b.id for b in board if b.demand == d.id and b.removed_at is None],
+        )
+        for d in demands
+    ]
+
+    answer_images = _answer_image_views(trajectory, images, kept_frames, warnings)
+    result = trajectory.result
+    mode = (result.mode if result is not None else None) or _str_or_none(trajectory.plan.get("mode"))
+    mode = mode or _str_or_none(trajectory.config.get("mode"))
+
+    return EpisodeView(
+        title=f"{trajectory.agent} · {trajectory.question_id}",
+        episode_id=trajectory.episode_id,
+        agent=trajectory.agent,
+        model=(result.model if result is not None and result.model else trajectory.model),
+        mode=mode,
+        question=_question_view(trajectory, question, images),
+        demands=demand_views,
+        subtasks=subtask_views,
+        frames=frames,
+        board=board,
+        board_history=history,
+        answer_images=answer_images,
+        outcome=_outcome_view(result, question, warnings),
+        cost=_cost_view(trajectory),
+        calls=[_call_view(i, c) for i, c in enumerate(trajectory.calls)],
+        events=[
+            EventView(
+                kind=e.kind,
+                stage=e.stage,
+                at_step=e.at_step,
+                message=e.message,
+                data=json.dumps(e.data, sort_keys=True, default=str) if e.data else "",
+            )
+            for e in trajectory.events
+        ],
+        plan_json=plan_json,
+        warnings=warnings,
+        links=list(links or []),
+    )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+def _read_plan(
+    plan: dict[str, Any], warnings: list[str]
+) -> tuple[list[PlanDemand], list[PlanSubtask], str | None]:
+    """Parse demands and subtasks; on a malformed plan, warn and keep the raw JSON for display."""
+    if not plan:
+        return [], [], None
+    problems: list[str] = []
+    demands = _read_entries(plan, "demands", PlanDemand, problems)
+    subtasks = _read_entries(plan, "subtasks", PlanSubtask, problems)
+    plan_json = None
+    if problems:
+        warnings.extend(problems)
+        plan_json = json.dumps(plan, indent=1, sort_keys=True, default=str)
+    return demands, subtasks, plan_json
+
+
+def _read_entries(
+    plan: dict[str, Any], key: str, model: type[_PlanEntry], problems: list[str]
+) -> list[_PlanEntry]:
+    raw = plan.get(key, [])
+    if not isinstance(raw, list):
+        problems.append(f"plan[{key!r}] is a {type(raw).__name__}, expected a list")
+        return []
+    out: list[_PlanEntry] = []
+    for i, entry in enumerate(raw):
+        try:
+            out.append(model.model_validate(entry))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "entry"
+            problems.append(f"plan[{key!r}][{i}]: {where}: {first['msg']}")
+    return out
+
+
+def _subtask_views(subtasks: list[PlanSubtask], demand_text: dict[int, str]) -> list[SubtaskView]:
+    return [
+        SubtaskView(
+            id=s.id,
+            goal=s.goal,
+            status=s.status,
+            known_status=s.status in SUBTASK_STATUSES,
+            demand=s.demand,
+            demand_text=demand_text.get(s.demand) if s.demand is not None else None,
+            steps=list(s.steps),
+            color=subtask_color(pos),
+        )
+        for pos, s in enumerate(subtasks)
+    ]
+
+
+def _replay_board(
+    trajectory: Trajectory,
+) -> tuple[dict[int, EvidenceItem], list[BoardEventView], dict[int, int]]:
+    """Apply the board events in order.
+
+    Returns every item ever added (latest version, keyed by id), the history, and for items no
+    longer on the board the step at which they were removed.
+    """
+    items: dict[int, EvidenceItem] = {}
+    removed: dict[int, int] = {}
+    history: list[BoardEventView] = []
+    for event in trajectory.board:
+        item = event.item
+        if event.kind == "remove":
+            removed[item.id] = event.at_step
+            items.setdefault(item.id, item)
+        else:  # "add" puts an item on the board; "bind" updates its links (demand, note)
+            items[item.id] = item
+            removed.pop(item.id, None)
+        history.append(
+            BoardEventView(
+                kind=event.kind,
+                at_step=event.at_step,
+                item_id=item.id,
+                frame_id=item.frame_id,
+                note=item.note,
+                demand=item.demand,
+            )
+        )
+    return items, history, removed
+
+
+def _board_order(items: dict[int, EvidenceItem], removed: dict[int, int]) -> list[EvidenceItem]:
+    """Items still on the board first (by id), then removed ones."""
+    return sorted(items.values(), key=lambda it: (it.id in removed, it.id))
+
+
+def _frame_views(
+    trajectory: Trajectory,
+    images: ImageSourcer,
+    by_subtask: dict[int, SubtaskView],
+    kept_frames: set[int],
+    answer_frames: set[int],
+    items: dict[int, EvidenceItem],
+) -> list[FrameView]:
+    frames: list[FrameView] = []
+    if trajectory.initial_image is not None:
+        frames.append(
+            FrameView(
+                frame_id=0,
+                label="start",
+                image=images.ref(trajectory.initial_image),
+                pose=trajectory.initial_pose.describe() if trajectory.initial_pose else None,
+            )
+        )
+    for step in trajectory.steps:
+        sub = by_subtask.get(step.subtask) if step.subtask is not None else None
+        frames.append(
+            FrameView(
+                frame_id=step.frame_id,
+                step=step.index,
+                label=f"step {step.index}",
+                image=images.ref(step.image),
+                action=step.action.text(),
+                intent=step.intent,
+                subtask=step.subtask,
+                subtask_label=(f"S{step.subtask}" if step.subtask is not None else None),
+                color=sub.color if sub is not None else NO_SUBTASK_COLOR,
+                feedback=_feedback_text(step.feedback),
+                success=step.feedback.success,
+                pose=step.pose.describe() if step.pose else None,
+                decision=step.decision,
+            )
+        )
+    return _mark_frames(frames, kept_frames, answer_frames, items)
+
+
+def _mark_frames(
+    frames: list[FrameView],
+    kept_frames: set[int],
+    answer_frames: set[int],
+    items: dict[int, EvidenceItem],
+) -> list[FrameView]:
+    # Several steps can leave the same frame id (a failed action that did not move the camera
+    # re-reports the same view); the board refers to the last one, so mark the last occurrence.
+    last_index = {f.frame_id: i for i, f in enumerate(frames)}
+    for i, frame in enumerate(frames):
+        if last_index[frame.frame_id] != i:
+            continue
+        frame.in_answer = frame.frame_id in answer_frames
+        frame.board_item_ids = sorted(it.id for it in items.values() if it.frame_id == frame.frame_id)
+        frame.kept = frame.frame_id in kept_frames
+    return frames
+
+
+def _feedback_text(feedback: Feedback) -> str:
+    return feedback.summary(limit=400)
+
+
+def _board_item_view(
+    item: EvidenceItem,
+    images: ImageSourcer,
+    by_subtask: dict[int, SubtaskView],
+    demand_text: dict[int, str],
+    removed_at: int | None,
+    answer_frames: set[int],
+) -> BoardItemView:
+    sub = by_subtask.get(item.subtask) if item.subtask is not None else None
+    return BoardItemView(
+        id=item.id,
+        frame_id=item.frame_id,
+        step_index=item.step_index,
+        image=images.ref(item.image) if item.image is not None else None,
+        intent=item.intent,
+        subtask=item.subtask,
+        subtask_label=f"S{item.subtask}" if item.subtask is not None else None,
+        color=sub.color if sub is not None else NO_SUBTASK_COLOR,
+        demand=item.demand,
+        demand_text=demand_text.get(item.demand) if item.demand is not None else None,
+        note=item.note,
+        outcome=_feedback_text(item.outcome) if item.outcome is not None else None,
+        outcome_success=item.outcome.success if item.outcome is not None else None,
+        removed_at=removed_at,
+        in_answer=item.frame_id in answer_frames,
+    )
+
+
+def _answer_image_views(
+    trajectory: Trajectory, images: ImageSourcer, kept_frames: set[int], warnings: list[str]
+) -> list[AnswerImageView]:
+    ids: list[int | None] = list(trajectory.answer_frame_ids)
+    if trajectory.answer_images and len(ids) != len(trajectory.answer_images):
+        warnings.append(
+            f"{len(trajectory.answer_images)} answer images but {len(ids)} answer frame ids; "
+            "unmatched images are shown without a frame id"
+        )
+        ids = (ids + [None] * len(trajectory.answer_images))[: len(trajectory.answer_images)]
+    out = []
+    for pos, (img, fid) in enumerate(zip(trajectory.answer_images, ids, strict=True)):
+        if fid is None:
+            label = "frame unknown"
+        elif fid < 0:
+            label = "task reference image"
+        else:
+            label = f"frame {fid}"
+        out.append(
+            AnswerImageView(
+                position=pos + 1,
+                frame_id=fid,
+                label=label,
+                image=images.ref(img),
+                kept=fid is not None and fid in kept_frames,
+            )
+        )
+    return out
+
+
+def _question_view(trajectory: Trajectory, question: Question | None, images: ImageSourcer) -> QuestionView:
+    if question is None:
+        return QuestionView(id=trajectory.question_id)
+    c = question.contract
+    return QuestionView(
+        id=question.id,
+        text=question.text,
+        family=question.family,
+        subcategory=question.subcategory,
+        contract_kind=c.kind,
+        contract_text=c.describe(),
+        options=list(c.options or []),
+        format_hint=c.format_hint,
+        guidance=question.guidance,
+        reference_images=[images.ref(img) for img in question.reference_images],
+    )
+
+
+def _truth_text(truth: str | list[str] | None) -> str | None:
+    if truth is None:
+        return None
+    if isinstance(truth, list):
+        return " | ".join(str(t) for t in truth)
+    return str(truth)
+
+
+_SUPPORT_LABELS = {1.0: "full", 0.5: "partial", 0.0: "none"}
+
+
+def _outcome_view(
+    result: EpisodeResult | None, question: Question | None, warnings: list[str]
+) -> OutcomeView:
+    truth = result.ground_truth if result is not None and result.ground_truth is not None else None
+    if truth is None and question is not None:
+        truth = question.ground_truth
+    if result is None:
+        return OutcomeView(recorded=False, truth=_truth_text(truth))
+    correct, score, scored_here = result.correct, result.score, False
+    if correct is None and question is not None and question.ground_truth is not None:
+        # The run was not scored yet (e.g. a trajectory saved by an agent alone): score it the
+        # way the harness does, and say so on the page.
+        from eviseek.answers import score_answer
+
+        verdict = score_answer(
+            question, result.raw_answer if result.raw_answer is not None else result.answer
+        )
+        correct, score, scored_here = verdict.correct, verdict.score, True
+    support = result.support
+    label = "not graded"
+    if support is not None:
+        label = _SUPPORT_LABELS.get(float(support), f"{support:g}")
+    return OutcomeView(
+        recorded=True,
+        answer=result.answer,
+        raw_answer=result.raw_answer,
+        truth=_truth_text(truth),
+        correct=correct,
+        score=score,
+        scored_here=scored_here,
+        support=support,
+        support_label=label,
+        error=result.error,
+    )
+
+
+def _cost_view(trajectory: Trajectory) -> CostView:
+    usage = sum((c.usage for c in trajectory.calls), Usage())
+    result = trajectory.result
+    if result is not None:
+        return CostView(
+            steps=result.steps,
+            calls=result.calls,
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            reasoning_tokens=result.reasoning_tokens,
+            total_tokens=result.total_tokens,
+            images_sent=usage.images_sent,
+            images_in_answer=result.images_in_answer or len(trajectory.answer_images),
+            wall_time_s=result.wall_time_s,
+            from_result=True,
+        )
+    return CostView(
+        steps=len(trajectory.steps),
+        calls=len(trajectory.calls),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        total_tokens=usage.total_tokens,
+        images_sent=usage.images_sent,
+        images_in_answer=len(trajectory.answer_images),
+        wall_time_s=None,
+        from_result=False,
+    )
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    return text[:limit], True
+
+
+def _call_view(index: int, call: ModelCall) -> CallView:
+    output, cut = _cut(call.output, _MAX_OUTPUT_CHARS)
+    prompt = []
+    for msg in call.messages:
+        if isinstance(msg.content, str):
+            text, n_images = msg.content, 0
+        else:
+            pieces = []
+            n_images = 0
+            for part in msg.content:
+                if part.type == "image":
+                    n_images += 1
+                    pieces.append(f"[image {n_images}]")
+                else:
+                    pieces.append(part.text)
+            text = "".join(pieces)
+        text, mcut = _cut(text, _MAX_PROMPT_CHARS)
+        prompt.append(MessageView(role=msg.role, text=text, images=n_images, truncated=mcut))
+    return CallView(
+        index=index + 1,
+        stage=call.stage or call.config.stage or "unknown",
+        model=call.model,
+        images_sent=call.usage.images_sent,
+        input_tokens=call.usage.input_tokens,
+        output_tokens=call.usage.output_tokens,
+        latency_s=call.latency_s,
+        output=output,
+        output_truncated=cut,
+        error=call.error,
+        notes=list(call.notes),
+        prompt=prompt,
+    )
