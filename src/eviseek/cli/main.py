@@ -23,6 +23,8 @@ app = typer.Typer(
 _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
     ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
+    ("eviseek.cli.eval", "eval_command", "eval", "Evaluate agents on a question set (resumable)."),
+    ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its saved trajectories."),
 ]
 
 

@@ -1,0 +1,141 @@
+"""``eviseek eval``: run agents over a question set into a resumable run directory.
+
+Re-running the same command resumes the run: finished episodes are skipped. ``eviseek eval
+--out RUN_DIR`` alone resumes with the settings saved in ``RUN_DIR/run.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+# Flags that only change how a run executes: when resuming they may be given anew.
+_DEFAULTS: dict[str, Any] = {"concurrency": 8, "timeout_s": 600.0, "backend": "local"}
+
+
+def _pairs(items: list[str], flag: str) -> dict[str, Any]:
+    """``["k=v", ...]`` into a dict; values are read as JSON when they parse (numbers, lists)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{flag} expects KEY=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def _plugins(items: list[str]) -> list[str]:
+    # Files are made absolute so workers started elsewhere (Ray, env workers) find them.
+    return [os.path.abspath(p) if p.endswith(".py") else p for p in items]
+
+
+def eval_command(
+    out: Path = typer.Option(..., "--out", "-o", help="Run directory (created, or resumed if it exists)"),
+    agents: str | None = typer.Option(None, "--agents", help="Comma-separated agents, e.g. passive,eviseek"),
+    model: str | None = typer.Option(None, "--model", "-m", help="provider/name, e.g. openai/gpt-4o-mini"),
+    dataset: str | None = typer.Option(
+        None, "--dataset", "-d", help="tabletop:dev, tabletop:test, a directory or a .jsonl file"
+    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions"),
+    budget: int = typer.Option(30, "--budget", min=0, help="Primitive steps per episode"),
+    seed: int = typer.Option(0, "--seed"),
+    concurrency: int | None = typer.Option(None, "--concurrency", "-c", min=1, help="Episodes at once [8]"),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per episode before it fails [600]"),
+    backend: str | None = typer.Option(None, "--backend", help="local or ray [local]"),
+    env_workers: int | None = typer.Option(
+        None, "--env-workers", min=0, help="Simulator processes (0: threads in this process) [one per CPU]"
+    ),
+    base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="Name of the environment variable holding the API key"
+    ),
+    model_arg: list[str] = typer.Option([], "--model-arg", help="Provider argument KEY=VALUE (repeatable)"),
+    agent_arg: list[str] = typer.Option([], "--agent-arg", help="Agent setting KEY=VALUE (repeatable)"),
+    plugin: list[str] = typer.Option(
+        [], "--plugin", help="Module or .py file to import first (registers envs, agents, models)"
+    ),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to join [start locally]"),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed episodes again"),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="[on for a terminal]"),
+) -> None:
+    """Evaluate agents on a question set; every finished episode is committed as it ends."""
+    from eviseek import __version__
+    from eviseek.cli.models import model_kwargs
+    from eviseek.cli.score import print_summary
+    from eviseek.errors import EviseekError
+    from eviseek.eval.config import RunConfig, load_config
+    from eviseek.eval.runner import run_eval
+
+    if backend is not None and backend not in ("local", "ray"):
+        raise typer.BadParameter("--backend must be 'local' or 'ray'")
+    execution: dict[str, Any] = {
+        "concurrency": concurrency,
+        "timeout_s": timeout,
+        "backend": backend,
+        "env_workers": env_workers,
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "ray_address": ray_address,
+    }
+    given = {k: v for k, v in execution.items() if v is not None}
+    try:
+        if agents is None and model is None and dataset is None:
+            if not (out / "run.json").exists():
+                raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")
+            saved = load_config(out)
+            config = saved.model_copy(update={**given, "plugins": _plugins(plugin) or saved.plugins})
+        else:
+            missing = [
+                f for f, v in (("--agents", agents), ("--model", model), ("--dataset", dataset)) if not v
+            ]
+            if missing:
+                raise typer.BadParameter(f"missing {', '.join(missing)}")
+            assert agents is not None and model is not None and dataset is not None
+            config = RunConfig(
+                agents=agents.split(","),
+                agent_config=_pairs(agent_arg, "--agent-arg"),
+                model=model,
+                model_args=_pairs(model_arg, "--model-arg"),
+                dataset=dataset,
+                limit=limit,
+                budget=budget,
+                seed=seed,
+                plugins=_plugins(plugin),
+                eviseek_version=__version__,
+                **{**_DEFAULTS, **given},
+            )
+        # Same checks as `eviseek models check` (the key variable must exist); never printed.
+        model_kwargs(config.model, config.base_url, config.api_key_env, None)
+        outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed)
+    except EviseekError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except ValueError as exc:  # pydantic validation of the settings
+        typer.echo(f"error: {_first_error(exc)}", err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted; finished episodes are saved in {out}. Rerun the same command to resume.", err=True
+        )
+        raise typer.Exit(130) from None
+    print_summary(outcome.summary)
+    typer.echo(
+        f"{outcome.ran} episode(s) run, {outcome.skipped} already finished, {outcome.failed} failed; "
+        f"{outcome.elapsed_s:.1f}s. Results in {outcome.run_dir}"
+    )
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+        return f"{where}: {first.get('msg', exc)}"
+    return str(exc)

@@ -1,0 +1,25 @@
+"""Entry point of an environment worker process (``python -m eviseek.eval._envworker SETUP``).
+
+``SETUP`` is JSON with the inherited socket's file descriptor, the plugins to import and the
+parent's ``sys.path`` (so environments importable in the parent are importable here).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def main() -> None:
+    """Connect to the parent over the inherited socket and serve environment calls."""
+    setup = json.loads(sys.argv[1])
+    sys.path[:] = list(setup["sys_path"])
+    from multiprocessing.connection import Connection
+
+    from eviseek.eval.envpool import worker_main
+
+    worker_main(Connection(int(setup["fd"])), list(setup["plugins"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""The configuration of an evaluation run, saved as ``RUN_DIR/run.json``.
+
+A run directory belongs to one configuration. Resuming it with settings that would change the
+results (another model, budget, seed, question set...) is refused, because the finished rows
+and the new ones would no longer be comparable. Settings that only change how the run is
+executed (concurrency, backend, timeouts, the server address) may differ between sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from eviseek.errors import ConfigError
+
+RUN_FILE = "run.json"
+
+# Words that suggest a model argument is a credential. Such values must come from the environment
+# (``--api-key-env``) so that they never land in run.json.
+_SECRET_WORDS = ("key", "token", "secret", "password")
+
+
+class RunConfig(BaseModel):
+    """Everything that defines an evaluation run."""
+
+    agents: list[str]
+    """Agent names in the order given, e.g. ``["passive", "single-model", "eviseek"]``."""
+    agent_config: dict[str, Any] = Field(default_factory=dict)
+    """Extra keyword arguments passed to every agent factory."""
+    model: str
+    """``provider/name`` id of the model every agent uses."""
+    model_args: dict[str, Any] = Field(default_factory=dict)
+    """Non-secret provider keyword arguments (``delay_s``, ``path`` ...)."""
+    dataset: str
+    """The dataset spec given to :func:`eviseek.eval.datasets.load_dataset`."""
+    limit: int | None = None
+    """Only the first ``limit`` questions of the dataset, in dataset order."""
+    budget: int = 30
+    """Primitive environment steps allowed per episode."""
+    seed: int = 0
+    questions_sha256: str | None = None
+    """Hash of ``questions.jsonl``; a dataset whose contents changed cannot resume a run."""
+
+    # Execution settings: they may change between sessions of the same run.
+    concurrency: int = 8
+    timeout_s: float = 600.0
+    backend: Literal["local", "ray"] = "local"
+    env_workers: int | None = None
+    """Simulator worker processes (``0`` runs environments in threads; ``None`` sizes to the CPUs)."""
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """The *name* of the environment variable holding the API key (the key is never saved)."""
+    plugins: list[str] = Field(default_factory=list)
+    """Modules or ``.py`` files imported before the run (they may register envs, agents, models)."""
+    ray_address: str | None = None
+    eviseek_version: str = ""
+    created_at: float = Field(default_factory=time.time)
+
+    @field_validator("agents")
+    @classmethod
+    def _agents_ok(cls, value: list[str]) -> list[str]:
+        names = [a.strip() for a in value if a.strip()]
+        if not names:
+            raise ValueError("give at least one agent, e.g. --agents passive,eviseek")
+        dupes = sorted({a for a in names if names.count(a) > 1})
+        if dupes:
+            raise ValueError(f"agent(s) listed twice: {', '.join(dupes)}")
+        return names
+
+    @field_validator("concurrency")
+    @classmethod
+    def _concurrency_ok(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError("concurrency must be at least 1")
+        return value
+
+    @field_validator("budget")
+    @classmethod
+    def _budget_ok(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("budget must be zero or more steps")
+        return value
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _timeout_ok(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("timeout must be a positive number of seconds")
+        return value
+
+    @field_validator("limit")
+    @classmethod
+    def _limit_ok(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError("limit must be at least 1 (leave it out to run every question)")
+        return value
+
+    @field_validator("model_args")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for name in value:
+            if any(word in name.lower() for word in _SECRET_WORDS):
+                raise ValueError(
+                    f"model argument {name!r} looks like a credential and would be saved in run.json; "
+                    "put it in an environment variable and pass --api-key-env NAME instead"
+                )
+        return value
+
+
+RESULT_SETTINGS: tuple[str, ...] = (
+    "agents",
+    "agent_config",
+    "model",
+    "model_args",
+    "dataset",
+    "limit",
+    "budget",
+    "seed",
+    "questions_sha256",
+)
+"""Settings that change what an episode produces; they must match to resume a run."""
+
+
+def config_differences(saved: RunConfig, new: RunConfig) -> list[str]:
+    """One line per result-changing setting that differs between ``saved`` and ``new``."""
+    out = []
+    for name in RESULT_SETTINGS:
+        a, b = getattr(saved, name), getattr(new, name)
+        if a != b:
+            out.append(f"{name}: the run directory has {a!r}, this command asks for {b!r}")
+    return out
+
+
+def check_resumable(saved: RunConfig, new: RunConfig, run_dir: str | Path) -> None:
+    """Raise :class:`ConfigError` naming every differing setting if ``new`` cannot resume ``saved``."""
+    diffs = config_differences(saved, new)
+    if diffs:
+        lines = "\n  ".join(diffs)
+        raise ConfigError(
+            f"{run_dir} holds a run with different settings, so it cannot be resumed:\n  {lines}\n"
+            "Use the same settings to resume, or pass a new --out directory for a new run."
+        )
+
+
+def save_config(config: RunConfig, run_dir: str | Path) -> Path:
+    """Write ``run.json`` atomically (temporary file, fsync, rename)."""
+    path = Path(run_dir, RUN_FILE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(config.model_dump_json(indent=2))
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+    return path
+
+
+def load_config(run_dir: str | Path) -> RunConfig:
+    """Read ``run.json`` from a run directory, with a clear error when it is missing or damaged."""
+    path = Path(run_dir, RUN_FILE)
+    if not path.exists():
+        raise ConfigError(f"{run_dir} is not a run directory: {RUN_FILE} is missing")
+    try:
+        return RunConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise ConfigError(f"{path} is not a valid run configuration: {exc}") from exc

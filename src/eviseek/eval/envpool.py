@@ -1,0 +1,475 @@
+"""Where environments live during an evaluation: in worker processes or in threads.
+
+Simulators are CPU-bound and not thread-safe, while agents spend most of their time waiting on
+model calls. So the runner keeps the simulators in a small pool of worker processes sized to
+the machine, and each episode talks to its environment through an :class:`~eviseek.envs.AsyncEnv`
+proxy that forwards ``reset``, ``step``, ``legal_actions`` and ``visual_support`` to the worker
+that hosts it. One worker hosts several environments (one per leased episode) and serves their
+calls in order; many episodes overlap their model calls on top of a few simulator processes.
+
+For pure-Python environments :class:`ThreadEnvProvider` keeps them in the runner's process
+(each call in a thread).
+
+A worker that dies (a simulator crash) fails only the calls in flight on it, with an
+:class:`~eviseek.errors.EnvError`; the pool starts a fresh worker for the next lease. A call that
+runs past ``call_timeout_s`` gets its worker killed and restarted the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import pickle
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from eviseek.envs.base import AsyncEnv, Env, ThreadedEnv
+from eviseek.errors import ConfigError, EnvError
+from eviseek.types import Action, ActionSpec, Observation, Question, StepResult
+
+# Calls a worker forwards; anything else is refused so a proxy cannot run arbitrary methods.
+_FORWARDED = ("reset", "step", "legal_actions", "visual_support")
+
+
+class LeasedEnv(AsyncEnv, Protocol):
+    """An environment leased to one episode, with the privileged grading call of the harness."""
+
+    supports_visual_support: bool
+
+    async def visual_support(self, frame_ids: list[int]) -> float:
+        """Forwarded :meth:`~eviseek.envs.SupportGrader.visual_support`."""
+        ...
+
+
+class EnvProvider(Protocol):
+    """Hands out environments for episodes and takes them back."""
+
+    async def lease(self, question: Question) -> LeasedEnv:
+        """An environment able to host ``question`` (the agent resets it)."""
+        ...
+
+    async def release(self, env: LeasedEnv, *, healthy: bool) -> None:
+        """Return an environment; an unhealthy one (timed-out or failed episode) is closed."""
+        ...
+
+    async def close(self) -> None:
+        """Close every environment and stop any worker."""
+        ...
+
+
+def question_env_id(question: Question) -> str:
+    """The registered environment id a question needs."""
+    if not question.env_id:
+        raise ConfigError(
+            f"question {question.id!r} names no env_id, so no environment can host it; "
+            "set Question.env_id (e.g. eviseek/Tabletop-v0) in the dataset"
+        )
+    return question.env_id
+
+
+def supports_support(env: object) -> bool:
+    """Whether ``env`` implements :class:`~eviseek.envs.SupportGrader`."""
+    return callable(getattr(env, "visual_support", None))
+
+
+def import_plugins(plugins: Sequence[str]) -> None:
+    """Import plugin modules (dotted names or ``.py`` files) that register envs, agents or models."""
+    import importlib
+    import importlib.util
+    import sys
+
+    for plugin in plugins:
+        if plugin.endswith(".py"):
+            path = os.path.abspath(plugin)
+            if not os.path.exists(path):
+                raise ConfigError(f"plugin file {plugin} does not exist")
+            name = "eviseek_plugin_" + os.path.splitext(os.path.basename(path))[0]
+            if name in sys.modules:
+                continue
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ConfigError(f"cannot import plugin file {plugin}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        else:
+            try:
+                importlib.import_module(plugin)
+            except ModuleNotFoundError as exc:
+                raise ConfigError(f"plugin module {plugin!r} cannot be imported: {exc}") from exc
+
+
+def _strip_privileged(value: Any) -> Any:
+    """Drop depth and segmentation before an observation crosses to the agent's process.
+
+    Agents must never see them, and they are the bulk of an observation's bytes.
+    """
+    obs: Observation | None = None
+    if isinstance(value, StepResult):
+        obs = value.observation
+    elif isinstance(value, tuple) and value and isinstance(value[0], Observation):
+        obs = value[0]
+    if obs is not None:
+        obs.depth = None
+        obs.segmentation = None
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# In-process environments
+
+
+class ThreadLease(ThreadedEnv):
+    """An in-process environment driven from worker threads."""
+
+    def __init__(self, env: Env) -> None:
+        super().__init__(env)
+        self.supports_visual_support = supports_support(env)
+
+    async def visual_support(self, frame_ids: list[int]) -> float:
+        """Grade frames with the wrapped environment."""
+        grade: float = await self._call(self.env.visual_support, list(frame_ids))  # type: ignore[attr-defined]
+        return grade
+
+
+class ThreadEnvProvider:
+    """Environments in the runner's own process; idle ones are reused across episodes."""
+
+    def __init__(self, make: Callable[[str], Env] | None = None) -> None:
+        if make is None:
+            from eviseek.envs.registry import make as registry_make
+
+            make = registry_make
+        self._make = make
+        self._idle: dict[str, list[Env]] = {}
+
+    async def lease(self, question: Question) -> LeasedEnv:
+        """Reuse an idle environment of the question's id, or build one."""
+        env_id = question_env_id(question)
+        pool = self._idle.get(env_id)
+        env = pool.pop() if pool else await asyncio.to_thread(self._make, env_id)
+        return ThreadLease(env)
+
+    async def release(self, env: LeasedEnv, *, healthy: bool) -> None:
+        """Keep a healthy environment for reuse; close an unhealthy one."""
+        assert isinstance(env, ThreadLease)
+        if healthy:
+            self._idle.setdefault(env.env_id, []).append(env.env)
+        else:
+            # Its thread may still be busy with a timed-out call; close it when that returns.
+            asyncio.get_running_loop().run_in_executor(None, _close_quietly, env.env)
+
+    async def close(self) -> None:
+        """Close every idle environment."""
+        for envs in self._idle.values():
+            for env in envs:
+                await asyncio.to_thread(_close_quietly, env)
+        self._idle.clear()
+
+
+def _close_quietly(env: Env) -> None:
+    with contextlib.suppress(Exception):  # best effort: the episode is already recorded
+        env.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Worker processes
+
+
+def _portable_exception(exc: BaseException) -> BaseException:
+    """``exc`` itself if it pickles, else an EnvError carrying its type, message and traceback."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return EnvError(f"{type(exc).__name__}: {exc}\n{tb}")
+
+
+def worker_main(conn: Any, plugins: list[str]) -> None:
+    """Serve environment calls from the parent until told to stop or the connection closes."""
+    from eviseek.envs.registry import make
+
+    import_plugins(plugins)
+    envs: dict[int, Env] = {}
+    idle: dict[str, list[Env]] = {}
+    while True:
+        try:
+            req_id, op, handle, payload = conn.recv()
+        except (EOFError, OSError):
+            break
+        try:
+            result: Any = None
+            if op == "open":
+                pool = idle.get(payload)
+                env = pool.pop() if pool else make(payload)
+                envs[handle] = env
+                result = supports_support(env)
+            elif op == "call":
+                name, args, kwargs = payload
+                if name not in _FORWARDED:
+                    raise EnvError(f"env worker refuses to call {name!r}")
+                result = _strip_privileged(getattr(envs[handle], name)(*args, **kwargs))
+            elif op == "release":
+                env = envs.pop(handle)
+                if payload:  # healthy: keep for the next episode of this env id
+                    idle.setdefault(env.env_id, []).append(env)
+                else:
+                    _close_quietly(env)
+            elif op == "stop":
+                for env in [*envs.values(), *(e for pool in idle.values() for e in pool)]:
+                    _close_quietly(env)
+                conn.send((req_id, True, None))
+                break
+            else:
+                raise EnvError(f"unknown env worker operation {op!r}")
+            conn.send((req_id, True, result))
+        except BaseException as exc:
+            if hasattr(exc, "add_note"):  # Python 3.11+: keep where it happened for the parent's log
+                exc.add_note("raised in environment worker process:\n" + traceback.format_exc())
+            conn.send((req_id, False, _portable_exception(exc)))
+
+
+class _Worker:
+    """The parent's side of one worker process: a socket, a reader thread, pending calls.
+
+    Workers are started as ``python -m eviseek.eval._envworker`` rather than through
+    multiprocessing's spawn, so a user's script is never re-imported in them (spawn re-runs an
+    unguarded ``__main__``), and they can be killed cleanly.
+    """
+
+    def __init__(self, index: int, plugins: list[str], loop: asyncio.AbstractEventLoop) -> None:
+        import json
+        import socket
+        import subprocess
+        import sys
+        from multiprocessing.connection import Connection
+
+        self.index = index
+        self.loop = loop
+        parent, child = socket.socketpair()
+        setup = json.dumps({"fd": child.fileno(), "plugins": plugins, "sys_path": sys.path})
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "eviseek.eval._envworker", setup],
+                pass_fds=[child.fileno()],
+                stdin=subprocess.DEVNULL,
+            )
+        finally:
+            child.close()
+        self.conn = Connection(parent.detach())
+        self.pending: dict[int, asyncio.Future[Any]] = {}
+        self.active: dict[int, str] = {}  # req_id -> operation, for messages
+        self.leases = 0
+        self.alive = True
+        self._ids = itertools.count()
+        self._send_lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True, name=f"eviseek-env-reader-{index}")
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                msg = self.conn.recv()
+            except (EOFError, OSError):
+                break
+            try:
+                self.loop.call_soon_threadsafe(self._resolve, msg)
+            except RuntimeError:  # the loop closed: nobody is waiting any more
+                return
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(self._died)
+
+    def _resolve(self, msg: tuple[int, bool, Any]) -> None:
+        req_id, ok, value = msg
+        fut = self.pending.pop(req_id, None)
+        self.active.pop(req_id, None)
+        if fut is None or fut.done():
+            return
+        if ok:
+            fut.set_result(value)
+        else:
+            fut.set_exception(value)
+
+    def _died(self) -> None:
+        self.alive = False
+        try:
+            code: int | None = self.process.wait(timeout=1.0)
+        except Exception:
+            code = None
+        for req_id, fut in list(self.pending.items()):
+            if not fut.done():
+                op = self.active.get(req_id, "call")
+                fut.set_exception(
+                    EnvError(
+                        f"environment worker {self.index} (pid {self.process.pid}) exited with "
+                        f"code {code} during {op}"
+                    )
+                )
+        self.pending.clear()
+        self.active.clear()
+
+    async def request(self, op: str, handle: int, payload: Any, label: str, timeout: float | None) -> Any:
+        if not self.alive:
+            raise EnvError(f"environment worker {self.index} is no longer running")
+        req_id = next(self._ids)
+        fut: asyncio.Future[Any] = self.loop.create_future()
+        # A reply may arrive after its episode was cancelled (timeout): mark it retrieved.
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self.pending[req_id] = fut
+        self.active[req_id] = label
+        try:
+            with self._send_lock:
+                self.conn.send((req_id, op, handle, payload))
+        except (OSError, EOFError, pickle.PicklingError) as exc:
+            self.pending.pop(req_id, None)
+            self.active.pop(req_id, None)
+            raise EnvError(f"could not send {label} to environment worker {self.index}: {exc}") from exc
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except asyncio.TimeoutError:
+            # A simulator call that never returns would block every episode on this worker.
+            self.pending.pop(req_id, None)
+            self.active.pop(req_id, None)
+            fut.cancel()
+            self.kill()
+            raise EnvError(
+                f"{label} took longer than {timeout:g}s; environment worker {self.index} was restarted"
+            ) from None
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+
+    async def stop(self) -> None:
+        if self.alive:
+            try:
+                await self.request("stop", -1, None, "stop", timeout=10.0)
+            except EnvError:
+                self.kill()
+        try:
+            await asyncio.to_thread(self.process.wait, 5.0)
+        except Exception:
+            self.kill()
+            await asyncio.to_thread(self.process.wait)
+        self.conn.close()
+
+
+class ProcessLease:
+    """The :class:`~eviseek.envs.AsyncEnv` proxy of an environment hosted by a worker process."""
+
+    def __init__(self, worker: _Worker, handle: int, env_id: str, supports: bool, timeout: float | None):
+        self.worker = worker
+        self.handle = handle
+        self.env_id = env_id
+        self.supports_visual_support = supports
+        self._timeout = timeout
+        # Calls of one episode stay ordered even if an agent fires two at once.
+        self._lock = asyncio.Lock()
+
+    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        async with self._lock:
+            return await self.worker.request(
+                "call", self.handle, (name, args, kwargs), f"{self.env_id}.{name}", self._timeout
+            )
+
+    async def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Reset in the worker."""
+        result: tuple[Observation, dict[str, Any]] = await self._call("reset", seed=seed, options=options)
+        return result
+
+    async def step(self, action: Action) -> StepResult:
+        """Step in the worker."""
+        result: StepResult = await self._call("step", action)
+        return result
+
+    async def legal_actions(self) -> list[ActionSpec]:
+        """Legal actions, from the worker."""
+        result: list[ActionSpec] = await self._call("legal_actions")
+        return result
+
+    async def visual_support(self, frame_ids: list[int]) -> float:
+        """Grade frames in the worker (privileged; harness only)."""
+        result: float = await self._call("visual_support", list(frame_ids))
+        return result
+
+    async def close(self) -> None:
+        """Agents may call close; the pool decides the environment's fate on release."""
+        return None
+
+
+def default_env_workers() -> int:
+    """One simulator process per CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class ProcessEnvProvider:
+    """A pool of environment worker processes; each lease goes to the least-loaded worker."""
+
+    def __init__(
+        self,
+        n_workers: int | None = None,
+        *,
+        plugins: Sequence[str] = (),
+        call_timeout_s: float | None = None,
+    ) -> None:
+        self.n_workers = n_workers or default_env_workers()
+        if self.n_workers < 1:
+            raise ConfigError("an environment pool needs at least one worker process")
+        self.plugins = list(plugins)
+        self.call_timeout_s = call_timeout_s
+        self._workers: list[_Worker | None] = [None] * self.n_workers
+        self._handles = itertools.count()
+        self.restarts = 0
+
+    def _worker(self) -> _Worker:
+        loop = asyncio.get_running_loop()
+        for i, w in enumerate(self._workers):
+            if w is None or not w.alive:
+                if w is not None:
+                    self.restarts += 1
+                    w.conn.close()
+                self._workers[i] = _Worker(i, self.plugins, loop)
+        live = [w for w in self._workers if w is not None]
+        return min(live, key=lambda w: w.leases)
+
+    async def lease(self, question: Question) -> LeasedEnv:
+        """Open an environment for ``question`` in the least-loaded worker."""
+        env_id = question_env_id(question)
+        worker = self._worker()
+        handle = next(self._handles)
+        worker.leases += 1
+        try:
+            supports = await worker.request("open", handle, env_id, f"make({env_id})", self.call_timeout_s)
+        except BaseException:
+            worker.leases -= 1
+            raise
+        return ProcessLease(worker, handle, env_id, bool(supports), self.call_timeout_s)
+
+    async def release(self, env: LeasedEnv, *, healthy: bool) -> None:
+        """Hand the environment back to its worker (closed there when unhealthy)."""
+        assert isinstance(env, ProcessLease)
+        worker = env.worker
+        worker.leases -= 1
+        if not worker.alive:
+            return
+        with contextlib.suppress(EnvError):  # the worker died meanwhile; replaced at the next lease
+            await worker.request("release", env.handle, healthy, "release", self.call_timeout_s)
+
+    async def close(self) -> None:
+        """Stop every worker process."""
+        await asyncio.gather(*(w.stop() for w in self._workers if w is not None))
+        self._workers = [None] * self.n_workers

@@ -1,0 +1,440 @@
+"""The evaluation runner: many episodes at once, every finished one committed, resumable.
+
+Episodes run as asyncio tasks so their model calls overlap (``concurrency`` at a time);
+simulators live in worker processes (:mod:`eviseek.eval.envpool`), or, with the Ray backend, in
+Ray actors (:mod:`eviseek.eval.ray_backend`). For each episode the runner:
+
+1. leases an environment and runs the agent under a timeout;
+2. asks the environment to grade the answer-time frames when it is a support grader;
+3. scores the answer with :func:`eviseek.eval.scoring.score_trajectory`;
+4. saves the trajectory under ``RUN_DIR/episodes/<agent>/<question_id>/``, *then* commits the
+   row to ``results.sqlite``.
+
+A row exists only for an episode whose trajectory is on disk, and a rerun of the same command
+skips every episode with a row, so none runs twice and none is lost. An episode that raises or
+times out is recorded with its reason and counted incorrect; the run goes on. Failures a person
+must fix (a wrong API key, a missing extra, a bad setting) stop the run instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import shutil
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from eviseek.agents.base import Agent
+from eviseek.errors import ConfigError, EviseekError, MissingExtraError, ModelConfigError
+from eviseek.eval.config import RunConfig, check_resumable, load_config, save_config
+from eviseek.eval.datasets import load_dataset, questions_digest, write_questions
+from eviseek.eval.envpool import (
+    EnvProvider,
+    LeasedEnv,
+    ProcessEnvProvider,
+    ThreadEnvProvider,
+    import_plugins,
+    question_env_id,
+)
+from eviseek.eval.progress import RunProgress
+from eviseek.eval.scoring import RunSummary, score_trajectory, summarize
+from eviseek.eval.store import ResultsStore, episode_dir
+from eviseek.models.base import Model
+from eviseek.types import EpisodeResult, Question, Trajectory
+
+FATAL_ERRORS: tuple[type[BaseException], ...] = (ModelConfigError, MissingExtraError, ConfigError)
+"""Raised inside an episode, these stop the run: retrying other questions cannot help."""
+
+LOCK_FILE = ".lock"
+
+AgentFactory = Callable[..., Agent]
+_AGENTS: dict[str, AgentFactory] = {}
+
+
+def register_agent(name: str, factory: AgentFactory) -> None:
+    """Make ``--agents name`` build ``factory(**config)`` (for plugins; built-ins come from
+    :func:`eviseek.agents.make_agent`)."""
+    _AGENTS[name] = factory
+
+
+def build_agent(name: str, **config: Any) -> Agent:
+    """An agent by name: a plugin-registered one, else from ``eviseek.agents.make_agent``."""
+    if name in _AGENTS:
+        return _AGENTS[name](**config)
+    import eviseek.agents as agents
+
+    make = getattr(agents, "make_agent", None)
+    if make is None:
+        raise ConfigError(
+            f"unknown agent {name!r}: no plugin registered it and this eviseek has no "
+            "eviseek.agents.make_agent"
+        )
+    agent: Agent = make(name, **config)
+    return agent
+
+
+def build_agents(config: RunConfig) -> dict[str, Agent]:
+    """The run's agents keyed by the names given in ``config.agents``."""
+    return {name: build_agent(name, budget=config.budget, **config.agent_config) for name in config.agents}
+
+
+def model_from_config(config: RunConfig) -> Model:
+    """Build the run's model; the API key is read from the named environment variable."""
+    from eviseek.models.registry import get_model
+
+    kwargs = dict(config.model_args)
+    if config.model.split("/", 1)[0] == "openai":
+        if config.base_url:
+            kwargs["base_url"] = config.base_url
+        if config.api_key_env:
+            if config.api_key_env not in os.environ:
+                raise ConfigError(
+                    f"environment variable {config.api_key_env} is not set on this machine; "
+                    "export it or name another with --api-key-env"
+                )
+            kwargs["api_key"] = os.environ[config.api_key_env]
+    return get_model(config.model, **kwargs)
+
+
+def episode_seed(run_seed: int, question_id: str) -> int:
+    """The environment seed of a question: the same for every agent (paired comparisons) and
+    independent of scheduling order."""
+    digest = hashlib.sha256(f"{run_seed}:{question_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+# --------------------------------------------------------------------------------------------
+# One episode
+
+
+def _failed_trajectory(agent: str, question: Question, model: str, error: str, detail: str) -> Trajectory:
+    traj = Trajectory(episode_id=os.urandom(6).hex(), question_id=question.id, agent=agent, model=model)
+    traj.log("episode_failed", error, data={"traceback": detail} if detail else {})
+    traj.result = EpisodeResult(question_id=question.id, agent=agent, model=model, error=error)
+    return traj
+
+
+async def run_episode(
+    agent_name: str,
+    agent: Agent,
+    question: Question,
+    model: Model,
+    envs: EnvProvider,
+    *,
+    seed: int,
+    timeout_s: float,
+) -> Trajectory:
+    """Run one episode and return its trajectory, never raising for an episode failure.
+
+    The returned ``trajectory.result`` carries the raw answer, the failure reason (if any), the
+    visual support grade and the wall time; it is not scored yet. Errors in
+    :data:`FATAL_ERRORS` propagate.
+    """
+    started = time.perf_counter()
+    env: LeasedEnv | None = None
+    healthy = False
+    support: float | None = None
+    try:
+        env = await envs.lease(question)
+        lease = env
+
+        async def episode() -> tuple[Trajectory, float | None]:
+            traj = await agent.run(lease, question, model, seed=seed)
+            grade = None
+            if lease.supports_visual_support and traj.result is not None and traj.result.error is None:
+                grade = float(await lease.visual_support(list(traj.answer_frame_ids)))
+            return traj, grade
+
+        traj, support = await asyncio.wait_for(episode(), timeout_s)
+        if traj.result is None:
+            raise EviseekError(f"agent {agent_name!r} returned a trajectory without a result")
+        healthy = True
+    except FATAL_ERRORS:
+        raise
+    except asyncio.TimeoutError:
+        traj = _failed_trajectory(agent_name, question, model.name, f"timed out after {timeout_s:g}s", "")
+    except Exception as exc:
+        traj = _failed_trajectory(
+            agent_name, question, model.name, f"{type(exc).__name__}: {exc}", traceback.format_exc()
+        )
+    finally:
+        if env is not None:
+            with contextlib.suppress(Exception):
+                await envs.release(env, healthy=healthy)
+    assert traj.result is not None
+    traj.agent = agent_name
+    traj.result.agent = agent_name
+    traj.result.support = support
+    traj.result.wall_time_s = time.perf_counter() - started
+    return traj
+
+
+class EpisodeExecutor(Protocol):
+    """Runs episodes somewhere (this process, Ray actors) and hands back their trajectories."""
+
+    async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
+        """See :func:`run_episode`."""
+        ...
+
+    async def close(self) -> None:
+        """Release workers."""
+        ...
+
+
+class LocalExecutor:
+    """Episodes in this process: agents and the model here, simulators in an env provider."""
+
+    def __init__(self, agents: dict[str, Agent], model: Model, envs: EnvProvider, timeout_s: float) -> None:
+        self.agents = agents
+        self.model = model
+        self.envs = envs
+        self.timeout_s = timeout_s
+
+    async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
+        """Run one episode here."""
+        return await run_episode(
+            agent, self.agents[agent], question, self.model, self.envs, seed=seed, timeout_s=self.timeout_s
+        )
+
+    async def close(self) -> None:
+        """Stop the environment workers."""
+        await self.envs.close()
+
+
+def make_env_provider(config: RunConfig) -> EnvProvider:
+    """Worker processes sized to the machine, or threads when ``env_workers == 0``."""
+    if config.env_workers == 0:
+        return ThreadEnvProvider()
+    return ProcessEnvProvider(config.env_workers, plugins=config.plugins, call_timeout_s=config.timeout_s)
+
+
+# --------------------------------------------------------------------------------------------
+# A whole run
+
+
+@dataclass
+class EvalOutcome:
+    """What a call to :func:`evaluate` did."""
+
+    run_dir: Path
+    total: int
+    """Episodes in the run (questions x agents)."""
+    skipped: int
+    """Episodes already finished by an earlier session."""
+    ran: int
+    failed: int
+    """Episodes of this session that ended in an error."""
+    elapsed_s: float
+    summary: RunSummary
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the run directory (released by the OS even after ``kill -9``)."""
+    import fcntl
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with open(run_dir / LOCK_FILE, "a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(
+                f"another eviseek eval is writing to {run_dir}; wait for it to finish or use another --out"
+            ) from None
+        yield
+
+
+def select_questions(config: RunConfig, questions: Sequence[Question] | None) -> list[Question]:
+    """The run's questions: the dataset (or those given), cut to ``limit``, checked."""
+    qs = list(questions) if questions is not None else load_dataset(config.dataset)
+    if config.limit is not None:
+        qs = qs[: config.limit]
+    from eviseek.envs.registry import registered
+
+    known = set(registered())
+    for q in qs:
+        env_id = question_env_id(q)
+        if config.backend == "local" and env_id not in known:
+            raise ConfigError(
+                f"question {q.id!r} needs environment {env_id!r}, which is not registered here; "
+                f"registered: {', '.join(sorted(known)) or 'none'} (a --plugin may register it)"
+            )
+    return qs
+
+
+def prepare_run_dir(run_dir: Path, config: RunConfig, questions: list[Question]) -> RunConfig:
+    """Create the run directory, or check that ``config`` may resume the run it holds."""
+    config = config.model_copy(update={"questions_sha256": questions_digest(questions)})
+    if (run_dir / "run.json").exists():
+        saved = load_config(run_dir)
+        check_resumable(saved, config, run_dir)
+        config = config.model_copy(update={"created_at": saved.created_at})
+    else:
+        write_questions(run_dir, questions)
+    save_config(config, run_dir)  # last: run.json marks a fully prepared run directory
+    return config
+
+
+class _Breaker:
+    """Stops a run whose episodes all fail (a server that went down), instead of recording
+    thousands of failures; those recorded can be retried with ``retry_failed``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.streak = 0
+
+    def record(self, result: EpisodeResult) -> None:
+        self.streak = self.streak + 1 if result.error is not None else 0
+        if self.streak >= self.limit:
+            raise EviseekError(
+                f"{self.streak} episodes in a row failed (last: {result.error}); stopping. Fix the "
+                "cause and rerun the same command with --retry-failed to run them again"
+            )
+
+
+async def evaluate(
+    config: RunConfig,
+    run_dir: str | Path,
+    *,
+    questions: Sequence[Question] | None = None,
+    agents: dict[str, Agent] | None = None,
+    model: Model | None = None,
+    envs: EnvProvider | None = None,
+    executor: EpisodeExecutor | None = None,
+    progress: bool | None = None,
+    retry_failed: bool = False,
+    max_failure_streak: int | None = None,
+) -> EvalOutcome:
+    """Run (or resume) an evaluation into ``run_dir`` and return what happened.
+
+    ``agents``, ``model``, ``envs`` and ``executor`` default to what ``config`` describes;
+    tests and programs may pass their own. ``retry_failed`` runs again the episodes whose
+    stored row records a failure, replacing those rows.
+    """
+    started = time.perf_counter()
+    run_dir = Path(run_dir)
+    import_plugins(config.plugins)
+    qs = select_questions(config, questions)
+    with run_lock(run_dir):
+        config = prepare_run_dir(run_dir, config, qs)
+        with ResultsStore(run_dir) as store:
+            done = store.done_keys()
+            redo = store.failed_keys() if retry_failed else set()
+            todo = [
+                (name, q)
+                for q in qs  # question-major: a partial run holds paired results across agents
+                for name in config.agents
+                if (name, q.id) not in done or (name, q.id) in redo
+            ]
+            total = len(qs) * len(config.agents)
+            if executor is None:
+                executor = _default_executor(config, agents, model, envs)
+            prior = [r for r in store.results() if (r.agent, r.question_id) not in redo]
+            limit = max_failure_streak or max(20, 2 * config.concurrency)
+            ran, failed = await _run_all(
+                config,
+                run_dir,
+                store,
+                executor,
+                todo,
+                total,
+                prior,
+                progress,
+                bool(redo),
+                _Breaker(limit),
+            )
+            summary = summarize(store.results())
+    return EvalOutcome(
+        run_dir=run_dir,
+        total=total,
+        skipped=total - len(todo),
+        ran=ran,
+        failed=failed,
+        elapsed_s=time.perf_counter() - started,
+        summary=summary,
+    )
+
+
+def _default_executor(
+    config: RunConfig, agents: dict[str, Agent] | None, model: Model | None, envs: EnvProvider | None
+) -> EpisodeExecutor:
+    if config.backend == "ray":
+        if agents is not None or model is not None or envs is not None:
+            raise ConfigError(
+                "the Ray backend builds agents, model and environments on its workers; pass a RunConfig only"
+            )
+        from eviseek.eval.ray_backend import RayExecutor
+
+        return RayExecutor(config)
+    return LocalExecutor(
+        agents if agents is not None else build_agents(config),
+        model if model is not None else model_from_config(config),
+        envs if envs is not None else make_env_provider(config),
+        config.timeout_s,
+    )
+
+
+def commit_episode(
+    run_dir: Path, store: ResultsStore, traj: Trajectory, question: Question, *, replace: bool
+) -> EpisodeResult:
+    """Score ``traj``, save it, then commit its row (in that order; see the module docstring)."""
+    result = score_trajectory(traj, question)
+    traj.result = result
+    traj.save(episode_dir(run_dir, result.agent, result.question_id))
+    store.add(result, replace=replace)
+    return result
+
+
+async def _run_all(
+    config: RunConfig,
+    run_dir: Path,
+    store: ResultsStore,
+    executor: EpisodeExecutor,
+    todo: list[tuple[str, Question]],
+    total: int,
+    prior: list[EpisodeResult],
+    show: bool | None,
+    replace: bool,
+    breaker: _Breaker,
+) -> tuple[int, int]:
+    queue = iter(todo)
+    counts = {"ran": 0, "failed": 0}
+
+    async def worker(bar: RunProgress) -> None:
+        for name, question in queue:
+            directory = episode_dir(run_dir, name, question.id)
+            if directory.exists():
+                # Left by an attempt killed before its commit: start from a clean folder.
+                await asyncio.to_thread(shutil.rmtree, directory, True)
+            traj = await executor.run(name, question, episode_seed(config.seed, question.id))
+            result = await asyncio.to_thread(commit_episode, run_dir, store, traj, question, replace=replace)
+            counts["ran"] += 1
+            counts["failed"] += int(result.error is not None)
+            bar.update(result)
+            breaker.record(result)
+
+    try:
+        with RunProgress(total, total - len(todo), prior, show) as bar:
+            tasks = [asyncio.create_task(worker(bar)) for _ in range(min(config.concurrency, len(todo)))]
+            if tasks:
+                finished, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                for t in pending:
+                    t.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+                for t in finished:
+                    if t.exception() is not None:
+                        raise t.exception()  # type: ignore[misc]
+    finally:
+        await executor.close()
+    return counts["ran"], counts["failed"]
+
+
+def run_eval(config: RunConfig, run_dir: str | Path, **kwargs: Any) -> EvalOutcome:
+    """Synchronous :func:`evaluate`."""
+    return asyncio.run(evaluate(config, run_dir, **kwargs))

@@ -1,0 +1,238 @@
+"""Scoring episodes and summarising runs, live or offline from a run directory.
+
+:func:`score_trajectory` is the one place an :class:`EpisodeResult` is computed from a
+trajectory and its question. The runner calls it on the live trajectory; ``eviseek score``
+calls it on the saved one. Both see the same inputs (the answer text, the failure reason, the
+visual support grade and the wall time are all saved in ``trajectory.json``), so the offline
+numbers equal the live ones by construction, and a changed scorer can be applied to old runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from eviseek.answers import score_answer
+from eviseek.errors import ConfigError
+from eviseek.types import EpisodeResult, Question, Trajectory, Usage
+
+
+def trajectory_usage(trajectory: Trajectory) -> Usage:
+    """Total usage of every recorded call (a count stays ``None`` if no call reported it)."""
+    total = Usage(input_tokens=None, output_tokens=None, reasoning_tokens=None)
+    for call in trajectory.calls:
+        total = total + call.usage
+    return total
+
+
+def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResult:
+    """The scored result of one episode: correctness under the answer contract, and its cost.
+
+    Reads from ``trajectory.result`` only what cannot be recomputed (the raw answer, the
+    failure reason, the visual support grade, the wall time, the mode); everything else comes
+    from the question and the recorded steps and calls. A failed episode or a missing answer
+    scores 0.
+    """
+    base = trajectory.result or EpisodeResult(question_id=question.id, agent=trajectory.agent)
+    raw = base.raw_answer if base.raw_answer is not None else base.answer
+    if base.error is None:
+        verdict = score_answer(question, raw)
+        answer, correct, score = verdict.answer, verdict.correct, verdict.score
+    else:
+        answer, correct, score = None, False, 0.0
+    usage = trajectory_usage(trajectory)
+    mode = base.mode
+    if mode is None and isinstance(trajectory.plan.get("mode"), str):
+        mode = trajectory.plan["mode"]
+    return EpisodeResult(
+        question_id=question.id,
+        agent=trajectory.agent,
+        model=trajectory.model or base.model,
+        family=question.family,
+        subcategory=question.subcategory,
+        answer=answer,
+        raw_answer=raw,
+        ground_truth=question.ground_truth,
+        correct=correct,
+        score=score,
+        support=base.support,
+        mode=mode,
+        steps=len(trajectory.steps),
+        calls=len(trajectory.calls),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        images_in_answer=len(trajectory.answer_images),
+        wall_time_s=base.wall_time_s,
+        error=base.error,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Summaries
+
+
+class GroupScore(BaseModel):
+    """Accuracy of one agent on one group of questions (a family, a subcategory, or all)."""
+
+    n: int
+    correct: int
+    accuracy: float
+    """Question-weighted: correct answers over questions in the group."""
+    mean_score: float
+    """Mean task score (counting earns partial credit)."""
+
+
+class CostSummary(BaseModel):
+    """Mean cost per episode. Token means are over episodes whose server reported the count."""
+
+    steps: float
+    calls: float
+    input_tokens: float | None
+    output_tokens: float | None
+    reasoning_tokens: float | None
+    images_in_answer: float
+    wall_time_s: float
+
+
+class AgentSummary(BaseModel):
+    """Everything ``eviseek score`` reports for one agent."""
+
+    agent: str
+    overall: GroupScore
+    families: dict[str, GroupScore] = Field(default_factory=dict)
+    subcategories: dict[str, GroupScore] = Field(default_factory=dict)
+    """Keyed ``family/subcategory``."""
+    failed: int = 0
+    """Episodes that ended in an error (counted as incorrect)."""
+    support: float | None = None
+    """Mean visual support over episodes that have a grade."""
+    cost: CostSummary
+    total_input_tokens: int | None = None
+    total_output_tokens: int | None = None
+
+
+class RunSummary(BaseModel):
+    """Per-agent summaries in the order the agents first appear."""
+
+    agents: list[AgentSummary]
+
+    def agent(self, name: str) -> AgentSummary:
+        """The summary of agent ``name``."""
+        for a in self.agents:
+            if a.agent == name:
+                return a
+        raise KeyError(name)
+
+
+def _group(results: list[EpisodeResult]) -> GroupScore:
+    n = len(results)
+    correct = sum(1 for r in results if r.correct)
+    score = sum(r.score or 0.0 for r in results)
+    return GroupScore(
+        n=n, correct=correct, accuracy=correct / n if n else math.nan, mean_score=score / n if n else math.nan
+    )
+
+
+def _mean(values: Iterable[float | int | None]) -> float | None:
+    known = [float(v) for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def _total(values: Iterable[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def summarize(results: Iterable[EpisodeResult]) -> RunSummary:
+    """Accuracy overall and per family and subcategory, failures, support and mean costs."""
+    by_agent: dict[str, list[EpisodeResult]] = defaultdict(list)
+    for r in results:
+        by_agent[r.agent].append(r)
+    out = []
+    for agent, rows in by_agent.items():
+        fam: dict[str, list[EpisodeResult]] = defaultdict(list)
+        sub: dict[str, list[EpisodeResult]] = defaultdict(list)
+        for r in rows:
+            fam[r.family or "-"].append(r)
+            sub[f"{r.family or '-'}/{r.subcategory or '-'}"].append(r)
+        cost = CostSummary(
+            steps=_mean(r.steps for r in rows) or 0.0,
+            calls=_mean(r.calls for r in rows) or 0.0,
+            input_tokens=_mean(r.input_tokens for r in rows),
+            output_tokens=_mean(r.output_tokens for r in rows),
+            reasoning_tokens=_mean(r.reasoning_tokens for r in rows),
+            images_in_answer=_mean(r.images_in_answer for r in rows) or 0.0,
+            wall_time_s=_mean(r.wall_time_s for r in rows) or 0.0,
+        )
+        out.append(
+            AgentSummary(
+                agent=agent,
+                overall=_group(rows),
+                families={k: _group(v) for k, v in sorted(fam.items())},
+                subcategories={k: _group(v) for k, v in sorted(sub.items())},
+                failed=sum(1 for r in rows if r.error is not None),
+                support=_mean(r.support for r in rows),
+                cost=cost,
+                total_input_tokens=_total(r.input_tokens for r in rows),
+                total_output_tokens=_total(r.output_tokens for r in rows),
+            )
+        )
+    return RunSummary(agents=out)
+
+
+# --------------------------------------------------------------------------------------------
+# Offline re-scoring
+
+
+class RescoredRun(BaseModel):
+    """The outcome of re-scoring a run directory from its saved files."""
+
+    results: list[EpisodeResult]
+    summary: RunSummary
+    changed: list[str] = Field(default_factory=list)
+    """``agent/question_id`` of rows whose re-scored verdict differs from the stored one."""
+    missing: list[str] = Field(default_factory=list)
+    """Stored rows whose trajectory file is missing (their stored result is used)."""
+
+
+def rescore_run(run_dir: str | Path) -> RescoredRun:
+    """Re-score every finished episode of ``run_dir`` from ``trajectory.json`` + ``questions.jsonl``.
+
+    Nothing is re-run and nothing is written. The store decides which episodes finished
+    (a trajectory without a row belongs to an attempt that was killed before its commit).
+    """
+    from eviseek.eval.datasets import QUESTIONS_FILE, read_questions
+    from eviseek.eval.store import ResultsStore, episode_dir
+
+    run_dir = Path(run_dir)
+    qfile = run_dir / QUESTIONS_FILE
+    if not qfile.exists():
+        raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
+    questions = {q.id: q for q in read_questions(qfile)}
+    with ResultsStore(run_dir, create=False) as store:
+        stored = store.results()
+    results: list[EpisodeResult] = []
+    changed: list[str] = []
+    missing: list[str] = []
+    for row in stored:
+        key = f"{row.agent}/{row.question_id}"
+        question = questions.get(row.question_id)
+        if question is None:
+            raise ConfigError(f"{run_dir}: stored episode {key} has no question in {QUESTIONS_FILE}")
+        directory = episode_dir(run_dir, row.agent, row.question_id)
+        if not (directory / "trajectory.json").exists():
+            missing.append(key)
+            results.append(row)
+            continue
+        trajectory = Trajectory.load(directory)
+        trajectory.agent = row.agent
+        new = score_trajectory(trajectory, question)
+        if (new.answer, new.correct, new.score) != (row.answer, row.correct, row.score):
+            changed.append(key)
+        results.append(new)
+    return RescoredRun(results=results, summary=summarize(results), changed=changed, missing=missing)
