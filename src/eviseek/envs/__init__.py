@@ -19,3 +19,4 @@ __all__ = [
 ]
 
 register("eviseek/ImageZoom-v0", "eviseek.envs.image.env:ImageZoomEnv")
+register("eviseek/Tabletop-v0", "eviseek.envs.tabletop.env:TabletopEnv")

@@ -1,0 +1,354 @@
+"""``eviseek/Tabletop-v0``: the tabletop environment agents act in.
+
+One episode hosts one question (``reset(options={"question": q})``; without a question a fresh
+one is generated from ``seed``). Every step charges one unit of the budget (default 30), renders a
+new frame and returns ESI-Bench-style feedback. Bad actions never raise: they come back as
+``success=False`` feedback naming the legal choices.
+
+Agent-facing and privileged parts are kept apart. What an agent may use is the :class:`Env`
+protocol (``reset``, ``step``, ``legal_actions``) and the RGB image. Ground truth, segmentation,
+depth and visual support live behind :attr:`TabletopEnv.oracle`; with ``privileged=False`` the
+oracle raises and observations carry no depth or masks, so a test can prove an agent never
+reaches for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eviseek.envs.base import question_from_options
+from eviseek.envs.tabletop import camera as cam
+from eviseek.envs.tabletop.families import TaskFamily, World, get_family
+from eviseek.envs.tabletop.manipulation import Manipulator
+from eviseek.envs.tabletop.scene import SceneSpec
+from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
+from eviseek.envs.tabletop.support import ActionEvent, FrameInfo, SupportGrader
+from eviseek.errors import EnvError
+from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question, StepResult
+
+ENV_ID = "eviseek/Tabletop-v0"
+DEFAULT_MAX_STEPS = 30
+
+STOP_SPEC = ActionSpec(name="stop", kind="control", description="end the episode (answer from what you have)")
+
+
+class PrivilegedAccessError(EnvError):
+    """Raised when privileged simulator data is requested from an env built with ``privileged=False``."""
+
+
+class TabletopEnv:
+    """The tabletop benchmark environment (implements ``Env`` and ``SupportGrader``)."""
+
+    env_id: str = ENV_ID
+
+    def __init__(
+        self,
+        *,
+        width: int = 320,
+        height: int = 240,
+        renderer: str = "tiny",
+        max_steps: int = DEFAULT_MAX_STEPS,
+        privileged: bool = True,
+        subcategories: list[str] | None = None,
+    ) -> None:
+        if max_steps < 1:
+            raise EnvError(f"max_steps must be at least 1, got {max_steps}")
+        self.width = width
+        self.height = height
+        self.renderer = renderer
+        self.max_steps = max_steps
+        self.privileged = privileged
+        self.subcategories = subcategories
+        self._sim: TabletopSim | None = None
+        self._probe: ProbeSim | None = None
+        self._question: Question | None = None
+        self._family: TaskFamily | None = None
+        self._world: World | None = None
+        self._grader: SupportGrader | None = None
+        self._pose = Pose()
+        self._frame_id = -1
+        self._steps = 0
+        self._terminated = False
+        self._truncated = False
+        self._last_obs: Observation | None = None
+        self._oracle: TabletopOracle | None = None
+
+    # -- Env protocol ----------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode for ``options["question"]``, or a question generated from ``seed``."""
+        question = question_from_options(options)
+        if question is None:
+            from eviseek.envs.tabletop.generate import sample_question
+
+            question = sample_question(seed or 0, subcategories=self.subcategories, render_images=False)
+        try:
+            family = get_family(question.metadata.get("slug") or question.subcategory)
+        except Exception as exc:
+            raise EnvError(f"question {question.id!r} is not a tabletop question: {exc}") from exc
+        spec = SceneSpec.from_question(question.scene)  # a private copy: the sim may mutate state
+        if self._sim is None:
+            self._sim = TabletopSim(spec, width=self.width, height=self.height, renderer=self.renderer)
+        else:
+            self._sim.build(spec)
+        for change in spec.changes:
+            self._sim.apply_change(change)
+        self._question = question
+        self._family = family
+        self._world = World(
+            sim=self._sim, manipulator=Manipulator(self._sim), scene=spec, metadata=dict(question.metadata)
+        )
+        self._grader = None
+        if self.privileged:
+            if self._probe is None:
+                self._probe = ProbeSim(width=self.width, height=self.height)
+            self._probe.load(spec)
+            self._grader = SupportGrader(
+                family.evidence(spec, question.metadata),
+                alone=self._probe.pixels_alone,
+                fov=spec.fov,
+                width=self.width,
+                height=self.height,
+            )
+        self._oracle = TabletopOracle(self) if self.privileged else None
+        self._pose = spec.camera.model_copy()
+        self._frame_id = -1
+        self._steps = 0
+        self._terminated = False
+        self._truncated = False
+        obs = self._observe()
+        return obs, self._info()
+
+    def step(self, action: Action) -> StepResult:
+        """Execute one atomic action; bad actions become ``success=False`` feedback."""
+        if self._world is None or self._family is None or self._last_obs is None:
+            raise EnvError("step() called before reset(); reset the environment with a question first")
+        if self._terminated or self._truncated:
+            fb = Feedback(
+                operation=action.name,
+                success=False,
+                reason="the episode is over (stopped or out of steps); call reset() for a new one",
+            )
+            return StepResult(
+                observation=self._last_obs,
+                feedback=fb,
+                terminated=self._terminated,
+                truncated=self._truncated,
+                info=self._info(),
+            )
+        self._steps += 1
+        fb = self._execute(action)
+        obs = self._observe()
+        if not self._terminated and self._steps >= self.max_steps:
+            self._truncated = True
+        return StepResult(
+            observation=obs,
+            feedback=fb,
+            terminated=self._terminated,
+            truncated=self._truncated,
+            info=self._info(),
+        )
+
+    def legal_actions(self) -> list[ActionSpec]:
+        """Camera primitives, ``stop``, and this question's manipulation primitives."""
+        if self._world is None or self._family is None:
+            raise EnvError("legal_actions() called before reset()")
+        scene, meta = self._world.scene, self._world.metadata
+        specs = [*cam.camera_action_specs(), STOP_SPEC]
+        if self._family.manipulations:
+            specs += self._world.manipulator.specs(
+                list(self._family.manipulations),
+                self._family.manipulable(scene, meta),
+                self._family.targets(scene, meta),
+            )
+        specs += self._family.custom_actions(scene, meta)
+        return specs
+
+    def close(self) -> None:
+        """Release both PyBullet clients."""
+        if self._sim is not None:
+            self._sim.close()
+            self._sim = None
+        if self._probe is not None:
+            self._probe.close()
+            self._probe = None
+
+    # -- privileged --------------------------------------------------------------------
+
+    @property
+    def oracle(self) -> TabletopOracle:
+        """Privileged accessors (ground truth, masks, support). Never for agents."""
+        if self._oracle is None:
+            if not self.privileged:
+                raise PrivilegedAccessError(
+                    "this environment was built with privileged=False; privileged data is unavailable"
+                )
+            raise EnvError("no episode yet; call reset() first")
+        return self._oracle
+
+    @oracle.setter
+    def oracle(self, value: TabletopOracle) -> None:
+        self._oracle = value
+
+    def visual_support(self, frame_ids: list[int]) -> float:
+        """Support grade in {0, 0.5, 1} of frames of this episode (delegates to :attr:`oracle`)."""
+        return self.oracle.visual_support(frame_ids)
+
+    # -- public read-only state ---------------------------------------------------------
+
+    @property
+    def question(self) -> Question | None:
+        """The question of the current episode."""
+        return self._question
+
+    @property
+    def steps_taken(self) -> int:
+        """Steps charged so far in this episode."""
+        return self._steps
+
+    @property
+    def pose(self) -> Pose:
+        """The current (true) camera pose."""
+        return self._pose.model_copy()
+
+    # -- internals -------------------------------------------------------------------
+
+    def _info(self) -> dict[str, Any]:
+        q = self._question
+        return {
+            "question_id": q.id if q else None,
+            "subcategory": q.subcategory if q else None,
+            "steps": self._steps,
+            "steps_left": self.max_steps - self._steps,
+            "frame_id": self._frame_id,
+        }
+
+    def _execute(self, action: Action) -> Feedback:
+        assert self._world is not None and self._family is not None and self._sim is not None
+        name = action.name
+        world = self._world
+        if name in cam.CAMERA_ACTIONS:
+            assert self._world is not None
+            self._pose, clamped = cam.apply_camera_action(self._pose, name, world.scene.bounds)
+            if clamped:
+                return Feedback(
+                    operation=name,
+                    success=True,
+                    reason=f"clamped at the workspace bound ({', '.join(clamped)})",
+                    state={"clamped": True, "bounds": clamped},
+                )
+            return Feedback(operation=name, success=True)
+        if name == "stop":
+            self._terminated = True
+            return Feedback(operation="stop", success=True, reason="episode ended by the agent")
+        scene, meta = world.scene, world.metadata
+        fb: Feedback | None = None
+        if name in self._family.manipulations:
+            fb = world.manipulator.execute(
+                name,
+                dict(action.args),
+                self._family.manipulable(scene, meta),
+                self._family.targets(scene, meta),
+            )
+        elif name in {s.name for s in self._family.custom_actions(scene, meta)}:
+            fb = self._family.handle_action(world, action)
+            if fb is None:
+                raise EnvError(f"family {self._family.slug} declared {name!r} but did not handle it")
+        if fb is None:
+            legal = ", ".join(s.name for s in self.legal_actions())
+            return Feedback(
+                operation=name, success=False, reason=f"unknown action {name!r}; legal actions: {legal}"
+            )
+        fb.state.update(self._family.task_state(world))
+        if self._grader is not None:
+            self._grader.add_event(
+                ActionEvent(
+                    name=name, args=dict(action.args), success=fb.success, frame_after=self._frame_id + 1
+                )
+            )
+        return fb
+
+    def _observe(self) -> Observation:
+        assert self._sim is not None
+        frame = self._sim.render(self._pose)
+        self._frame_id += 1
+        if self._grader is not None:
+            self._grader.add_frame(
+                FrameInfo(
+                    frame_id=self._frame_id,
+                    pose=self._pose.model_copy(),
+                    segmentation=frame.segmentation,
+                    object_poses=self._sim.poses(),
+                    object_uids=dict(self._sim.uid),
+                )
+            )
+        obs = Observation(
+            image=Image.from_array(frame.rgb),
+            pose=self._pose.model_copy(),
+            frame_id=self._frame_id,
+            depth=frame.depth if self.privileged else None,
+            segmentation=frame.segmentation if self.privileged else None,
+            metadata={"steps_left": self.max_steps - self._steps},
+        )
+        self._last_obs = obs
+        return obs
+
+
+class TabletopOracle:
+    """Privileged views of an episode: ground truth, evidence, masks, visual support.
+
+    For scoring and tests only. Agents get none of this.
+    """
+
+    def __init__(self, env: TabletopEnv) -> None:
+        self._env = env
+
+    def _grader(self) -> SupportGrader:
+        if self._env._grader is None:
+            raise EnvError("no episode yet; call reset() first")
+        return self._env._grader
+
+    @property
+    def ground_truth(self) -> str | list[str] | None:
+        """The question's recorded ground truth."""
+        q = self._env._question
+        return q.ground_truth if q else None
+
+    def visual_support(self, frame_ids: list[int]) -> float:
+        """Grade in {0, 0.5, 1}: are the decisive evidence pieces shown by these frames?"""
+        return self._grader().grade([f for f in frame_ids if f >= 0])
+
+    def support_report(self, frame_ids: list[int]) -> list[dict[str, object]]:
+        """Per evidence piece: label and whether the frames show it."""
+        return self._grader().report([f for f in frame_ids if f >= 0])
+
+    def visible_fraction(self, frame_id: int, name: str) -> float:
+        """Share of ``name``'s unoccluded pixel area visible in frame ``frame_id``."""
+        return self._grader().visible_fraction(frame_id, name)
+
+    def visibility(self, frame_id: int, name: str) -> tuple[int, int]:
+        """(visible pixels, unoccluded pixels) of ``name`` in frame ``frame_id``."""
+        return self._grader().visibility(frame_id, name)
+
+    def segmentation(self, frame_id: int) -> Any:
+        """The body-id mask of a frame."""
+        return self._grader().frames[frame_id].segmentation
+
+    def object_uids(self) -> dict[str, int]:
+        """Body id of every object (values in segmentation masks)."""
+        assert self._env._sim is not None
+        return dict(self._env._sim.uid)
+
+    @property
+    def evidence(self) -> list[Any]:
+        """The declared evidence pieces."""
+        return list(self._grader().evidence)
+
+    @property
+    def world(self) -> World:
+        """The live simulator world (for tests that inspect physical state)."""
+        if self._env._world is None:
+            raise EnvError("no episode yet; call reset() first")
+        return self._env._world

@@ -1,0 +1,287 @@
+"""Deterministic question generation, question files, and the named splits.
+
+The same seed and counts give byte-identical ``questions.jsonl`` and PNG files: every random
+draw comes from a numpy ``Generator`` seeded by (seed, subcategory, index), the simulator runs in
+a fixed order, floats are rounded before they are stored, and images are named by content hash.
+
+Splits are defined by seed and count per subcategory (:data:`SPLITS`) and generated on first use
+into a cache directory (``$EVISEEK_CACHE_DIR`` or ``~/.cache/eviseek``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+
+from eviseek.envs.tabletop.families import TaskFamily, World, all_families, get_family
+from eviseek.envs.tabletop.manipulation import Manipulator
+from eviseek.envs.tabletop.scene import SceneSpec, rounded
+from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
+from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
+from eviseek.errors import ConfigError
+from eviseek.types import Image, Question
+
+GENERATOR_VERSION = 1
+"""Bump when generation changes in a way that changes questions (invalidates split caches)."""
+
+ENV_ID = "eviseek/Tabletop-v0"
+MAX_TRIES = 8
+"""Drafts drawn per question when resampling scenes whose first view already settles it."""
+
+
+class SplitSpec(BaseModel):
+    """A named split: its seed and how many questions per subcategory."""
+
+    seed: int
+    n_per_subcategory: int
+
+
+SPLITS: dict[str, SplitSpec] = {
+    "dev": SplitSpec(seed=1000, n_per_subcategory=2),
+    "test": SplitSpec(seed=2000, n_per_subcategory=30),
+}
+
+
+def draft_rng(seed: int, slug: str, index: int) -> np.random.Generator:
+    """The generator for question ``index`` of subcategory ``slug`` (stable across runs)."""
+    return np.random.default_rng([seed, zlib.crc32(slug.encode()), index])
+
+
+def question_id(slug: str, seed: int, index: int) -> str:
+    """``tabletop-<slug>-s<seed>-<index>``."""
+    return f"tabletop-{slug}-s{seed}-{index:04d}"
+
+
+class QuestionBuilder:
+    """Builds questions; holds one simulator and one probe, reused across questions."""
+
+    def __init__(self, *, width: int = 320, height: int = 240) -> None:
+        self.width = width
+        self.height = height
+        self._sim: TabletopSim | None = None
+        self._probe: ProbeSim | None = None
+
+    def _sim_for(self, spec: SceneSpec) -> TabletopSim:
+        if self._sim is None:
+            self._sim = TabletopSim(spec, width=self.width, height=self.height)
+        else:
+            self._sim.build(spec)
+        return self._sim
+
+    def close(self) -> None:
+        """Release the simulator clients."""
+        for s in (self._sim, self._probe):
+            if s is not None:
+                s.close()
+        self._sim = self._probe = None
+
+    def initial_support(self, family: TaskFamily, spec: SceneSpec, metadata: dict, sim: TabletopSim) -> float:
+        """Support grade of the initial view alone (the sim must hold the episode's start state)."""
+        if self._probe is None:
+            self._probe = ProbeSim(width=self.width, height=self.height)
+        self._probe.load(spec)
+        grader = SupportGrader(
+            family.evidence(spec, metadata),
+            alone=self._probe.pixels_alone,
+            fov=spec.fov,
+            width=self.width,
+            height=self.height,
+        )
+        frame = sim.render(spec.camera)
+        grader.add_frame(
+            FrameInfo(
+                frame_id=0,
+                pose=spec.camera,
+                segmentation=frame.segmentation,
+                object_poses=sim.poses(),
+                object_uids=dict(sim.uid),
+            )
+        )
+        return grader.grade([0])
+
+    def build(self, family: TaskFamily, seed: int, index: int, *, render_images: bool = True) -> Question:
+        """Question ``index`` of ``family`` for ``seed``."""
+        rng = draft_rng(seed, family.slug, index)
+        tries = MAX_TRIES if family.hide_from_first_view else 1
+        for attempt in range(tries):
+            draft = family.generate(rng)
+            spec = draft.scene
+            sim = self._sim_for(spec)
+            if family.settle_on_generate:
+                sim.settle()
+                objects = []
+                for obj in spec.objects:
+                    pos, orn = sim.pose_of(obj.name)
+                    objects.append(
+                        obj.model_copy(update={"position": rounded(pos), "orientation": rounded(orn, 7)})
+                    )
+                spec = spec.model_copy(update={"objects": objects})
+                draft = draft.model_copy(update={"scene": spec})
+            # From here on the sim holds exactly what an env rebuilt from the record would hold.
+            sim = self._sim_for(spec)
+            references = (
+                [Image.from_array(sim.render(p).rgb) for p in spec.reference_cameras] if render_images else []
+            )
+            for change in spec.changes:
+                sim.apply_change(change)
+            support = self.initial_support(family, spec, draft.metadata, sim)
+            if support < 1.0 or attempt == tries - 1:
+                break
+        initial = Image.from_array(sim.render(spec.camera).rgb) if render_images else None
+        world = World(sim=sim, manipulator=Manipulator(sim), scene=spec, metadata=dict(draft.metadata))
+        truth = family.ground_truth(world, draft)
+        return Question(
+            id=question_id(family.slug, seed, index),
+            text=draft.text,
+            contract=draft.contract,
+            family=family.family,
+            subcategory=family.subcategory,
+            ground_truth=truth,
+            guidance=draft.guidance,
+            reference_images=references,
+            initial_image=initial,
+            env_id=ENV_ID,
+            scene=spec.model_dump(mode="json"),
+            metadata={
+                **draft.metadata,
+                "slug": family.slug,
+                "seed": seed,
+                "index": index,
+                "generator_version": GENERATOR_VERSION,
+                "initial_support": support,
+                "image_size": [self.width, self.height],
+            },
+        )
+
+
+def _families(subcategories: Iterable[str] | None) -> list[TaskFamily]:
+    if subcategories is None:
+        return all_families()
+    return [get_family(s) for s in subcategories]
+
+
+def generate_questions(
+    n_per_subcategory: int,
+    seed: int,
+    *,
+    subcategories: Iterable[str] | None = None,
+    width: int = 320,
+    height: int = 240,
+    render_images: bool = True,
+) -> list[Question]:
+    """``n_per_subcategory`` questions of every (or the named) subcategory, in benchmark order."""
+    if n_per_subcategory < 1:
+        raise ConfigError(f"n_per_subcategory must be at least 1, got {n_per_subcategory}")
+    builder = QuestionBuilder(width=width, height=height)
+    try:
+        return [
+            builder.build(fam, seed, i, render_images=render_images)
+            for fam in _families(subcategories)
+            for i in range(n_per_subcategory)
+        ]
+    finally:
+        builder.close()
+
+
+def sample_question(
+    seed: int, *, subcategories: Iterable[str] | None = None, render_images: bool = False
+) -> Question:
+    """One question drawn from ``seed``: the subcategory and the scene both depend on it."""
+    fams = _families(subcategories)
+    if not fams:
+        raise ConfigError("no tabletop subcategories to sample from")
+    rng = np.random.default_rng([seed, 7919])
+    fam = fams[int(rng.integers(len(fams)))]
+    builder = QuestionBuilder()
+    try:
+        return builder.build(fam, seed, 0, render_images=render_images)
+    finally:
+        builder.close()
+
+
+def write_questions(questions: list[Question], out_dir: str | Path) -> Path:
+    """Write ``questions.jsonl`` and the questions' images (``images/<hash>.png``) under ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for q in questions:
+        for img in [*q.reference_images, *([q.initial_image] if q.initial_image else [])]:
+            if img.loaded:
+                img.save(out)
+        lines.append(q.model_dump_json())
+    path = out / "questions.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def read_questions(path: str | Path) -> list[Question]:
+    """Read a ``questions.jsonl`` (a file or its directory); image paths become absolute."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "questions.jsonl"
+    if not p.exists():
+        raise ConfigError(f"no question file at {p}; generate one with `eviseek tabletop generate`")
+    base = p.parent.resolve()
+    out = []
+    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            q = Question.model_validate_json(line)
+        except Exception as exc:
+            raise ConfigError(f"{p}:{n}: not a Question record ({exc})") from exc
+        for img in [*q.reference_images, *([q.initial_image] if q.initial_image else [])]:
+            if img.path and not Path(img.path).is_absolute():
+                img.path = str(base / img.path)
+        out.append(q)
+    return out
+
+
+def cache_root() -> Path:
+    """Where generated splits are cached."""
+    env = os.environ.get("EVISEEK_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "eviseek"
+
+
+def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
+    """The cache directory of split ``name`` (its key covers seed, counts, version and families)."""
+    if name not in SPLITS:
+        raise ConfigError(f"unknown split {name!r}; splits: {', '.join(SPLITS)}")
+    spec = SPLITS[name]
+    from eviseek.envs.tabletop.families import slugs
+
+    key = hashlib.sha256(json.dumps([GENERATOR_VERSION, spec.model_dump(), slugs()]).encode()).hexdigest()[
+        :12
+    ]
+    root = Path(cache_dir) if cache_dir is not None else cache_root()
+    return root / "tabletop" / f"{name}-{key}"
+
+
+def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Question]:
+    """The questions of split ``name`` (``dev`` or ``test``), generated once and then cached."""
+    target = split_dir(name, cache_dir)
+    if not (target / "questions.jsonl").exists():
+        spec = SPLITS[name]
+        questions = generate_questions(spec.n_per_subcategory, spec.seed)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
+        try:
+            write_questions(questions, tmp)
+            try:
+                tmp.rename(target)
+            except OSError:
+                if not (target / "questions.jsonl").exists():  # pragma: no cover - lost a race oddly
+                    raise
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return read_questions(target)
