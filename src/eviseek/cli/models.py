@@ -1,4 +1,4 @@
-"""``eviseek models``: check that a model provider answers an image question."""
+"""``eviseek models``: list the providers, check that a model answers an image question."""
 
 from __future__ import annotations
 
@@ -11,17 +11,22 @@ app = typer.Typer(no_args_is_help=True)
 
 
 def model_kwargs(model: str, base_url: str | None, api_key_env: str | None, timeout: float | None) -> dict:
-    """Provider keyword arguments from the common CLI flags (the key is read, never printed)."""
+    """Provider keyword arguments from the common CLI flags (the key is read, never printed).
+
+    Raises :class:`~eviseek.errors.ConfigError` when ``api_key_env`` names an unset variable.
+    """
+    from eviseek.errors import ConfigError
+
     provider = model.split("/", 1)[0]
     kwargs: dict = {}
     if provider == "openai":
         if base_url:
             kwargs["base_url"] = base_url
         if api_key_env:
-            if api_key_env not in os.environ:
-                raise typer.BadParameter(
-                    f"environment variable {api_key_env} is not set; "
-                    "export it or name another with --api-key-env"
+            if not os.environ.get(api_key_env):
+                raise ConfigError(
+                    f"environment variable {api_key_env} (from --api-key-env) is not set or empty; "
+                    "export it, or name another variable with --api-key-env"
                 )
             kwargs["api_key"] = os.environ[api_key_env]
         if timeout:
@@ -39,6 +44,15 @@ def _check_image(size: int):  # type: ignore[no-untyped-def]
     q = size // 4
     arr[q : 3 * q, q : 3 * q] = (220, 30, 30)
     return Image.from_array(arr)
+
+
+@app.command("list")
+def list_providers() -> None:
+    """List the model providers: use them as ``provider/<model>`` with --model."""
+    from eviseek.models.registry import provider_descriptions
+
+    for name, description in provider_descriptions().items():
+        typer.echo(f"{name + '/':<11}{description}")
 
 
 @app.command("check")

@@ -59,7 +59,9 @@ def _scripted() -> ModelFactory:
 
 
 register_provider(
-    "scripted", _scripted, "replies from a list, a callable or a JSONL file (scripted/echo describes its input)"
+    "scripted",
+    _scripted,
+    "replies from a list, a callable or a JSONL file (scripted/echo describes its input)",
 )
 
 
@@ -74,15 +76,4 @@ register_provider(
     _openai,
     "any OpenAI-compatible chat-completions server (OpenAI, vLLM, SGLang, Ollama, Gemini); "
     "--base-url, --api-key-env",
-)
-
-
-def _hf() -> ModelFactory:
-    from eviseek.models.hf_local import HFLocalModel
-
-    return HFLocalModel.from_spec
-
-
-register_provider(
-    "hf", _hf, "a local transformers vision-language model: hf/<directory or cached hub id> (extra hf)"
 )

@@ -230,9 +230,9 @@ class OpenAITestServer:
 
     Attributes:
         base_url: ``http://127.0.0.1:PORT/v1``, for ``AsyncOpenAI(base_url=...)``.
-        requests: every request received, as ``{"method", "path", "headers", "json"}`` dicts
-            (header names lower-cased; ``json`` is ``None`` for a body that is absent or not
-            JSON), in arrival order.
+        requests: every request received, as ``{"method", "path", "headers", "json", "time"}``
+            dicts (header names lower-cased; ``json`` is ``None`` for a body that is absent or
+            not JSON; ``time`` is ``time.monotonic()`` at arrival), in arrival order.
         max_in_flight: the most chat-completions requests being handled at the same moment.
     """
 
@@ -410,7 +410,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def do_GET(self) -> None:
-        self.owner._record({"method": "GET", "path": self.path, "headers": self._headers(), "json": None})
+        self.owner._record(
+            {
+                "method": "GET",
+                "path": self.path,
+                "headers": self._headers(),
+                "json": None,
+                "time": time.monotonic(),
+            }
+        )
         if self.path.rstrip("/").endswith("/models"):
             data = [
                 {"id": m, "object": "model", "created": 0, "owned_by": "eviseek-test"}
@@ -422,7 +430,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         _, body = self._read_json()
-        self.owner._record({"method": "POST", "path": self.path, "headers": self._headers(), "json": body})
+        self.owner._record(
+            {
+                "method": "POST",
+                "path": self.path,
+                "headers": self._headers(),
+                "json": body,
+                "time": time.monotonic(),
+            }
+        )
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._not_found()
             return

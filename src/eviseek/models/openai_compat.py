@@ -1,0 +1,636 @@
+"""``openai/<model>``: any OpenAI-compatible chat-completions server.
+
+One provider covers OpenAI itself, vLLM, SGLang, Ollama and Gemini's compatible endpoint, all
+through the official ``openai`` client (``AsyncOpenAI``). What this module adds on top:
+
+* **Images** become base64 data URLs (PNG, or JPEG when asked), first shrunk to a pixel budget
+  with the aspect ratio kept. Small images are never enlarged.
+* **A retry policy of our own** (the client's built-in retries are switched off so the policy is
+  visible and testable): exponential backoff with jitter on 429, 408/409, 5xx, timeouts, dropped
+  connections and bodies that are not valid JSON, honouring ``Retry-After`` up to a cap. 400,
+  401, 403 and 404 are not retried: they raise :class:`~eviseek.errors.ModelConfigError` with a
+  one-line message saying what to check.
+* **Rejected parameters**: reasoning models refuse e.g. ``temperature``; a 400 that names a
+  parameter we sent drops it (remembered for later calls), retries once, and says so in
+  ``Completion.notes`` and the log.
+* **A per-process concurrency limit** per base URL (an ``asyncio.Semaphore``).
+* **Usage** exactly as the server reports it; a server that reports none gives ``None``
+  (unknown), never 0.
+* **The API key** never appears in a log line, an exception message or a record: every text
+  that leaves this module is passed through :meth:`OpenAICompatModel._redact`.
+
+``GenerateConfig.stage``, ``response_schema`` and ``metadata`` are for eviseek's own readers and
+are never sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import logging
+import math
+import os
+import random
+import re
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from eviseek.errors import ConfigError, ModelConfigError, ModelError
+from eviseek.types import (
+    ChatMessage,
+    Completion,
+    GenerateConfig,
+    Image,
+    ImagePart,
+    TextPart,
+    Usage,
+    count_images,
+)
+
+logger = logging.getLogger("eviseek.models.openai")
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+PLACEHOLDER_KEY = "EMPTY"
+"""Sent when no key is configured and the server is not OpenAI's: local servers ignore it, but
+the client refuses to start without one."""
+
+DEFAULT_MAX_PIXELS = 1024 * 1024
+"""About one megapixel: enough detail for VLMs, a few hundred KB per image on the wire."""
+
+# Parameters a server may refuse, in the order they appear in requests. Only these are ever
+# dropped: ``model`` and ``messages`` are the request itself.
+_DROPPABLE = (
+    "temperature",
+    "top_p",
+    "seed",
+    "stop",
+    "response_format",
+    "max_tokens",
+    "max_completion_tokens",
+)
+# Words that show a 400 is about a parameter being refused, not about its content.
+_REFUSAL_CUES = re.compile(
+    r"unsupported|not supported|isn't supported|does not support|doesn't support|unknown|unrecognized|"
+    r"unrecognised|not allowed|not permitted|extra|invalid|cannot be used|can't be used|forbidden",
+    re.IGNORECASE,
+)
+
+
+def fit_pixels(width: int, height: int, max_pixels: int | None) -> tuple[int, int]:
+    """The size an image is sent at: ``(width, height)`` shrunk to ``max_pixels``, aspect kept.
+
+    Never enlarges. Both sides stay at least 1 and ``w * h <= max_pixels`` holds after rounding
+    down, so the budget is a hard limit.
+    """
+    if max_pixels is None or width * height <= max_pixels:
+        return width, height
+    scale = math.sqrt(max_pixels / (width * height))
+    w = max(1, int(width * scale))
+    h = max(1, int(height * scale))
+    # Rounding down both sides keeps w*h under the budget except when a side was clamped to 1.
+    while w * h > max_pixels and max(w, h) > 1:
+        if w >= h:
+            w -= 1
+        else:
+            h -= 1
+    return w, h
+
+
+class _EncodeCache:
+    """A small LRU of encoded data URLs, keyed by image content and encoding settings.
+
+    Agents resend the same frames (the evidence board, reference images) on many calls;
+    re-encoding a megapixel PNG costs tens of milliseconds each time.
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, int | None, str, int], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int | None, str, int]) -> str | None:
+        with self._lock:
+            url = self._items.get(key)
+            if url is not None:
+                self._items.move_to_end(key)
+            return url
+
+    def put(self, key: tuple[str, int | None, str, int], url: str) -> None:
+        with self._lock:
+            self._items[key] = url
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_ENCODE_CACHE = _EncodeCache()
+
+
+def image_data_url(
+    image: Image, *, max_pixels: int | None = DEFAULT_MAX_PIXELS, fmt: str = "png", quality: int = 90
+) -> str:
+    """Encode ``image`` as a ``data:image/...;base64,`` URL, shrunk to ``max_pixels`` first."""
+    fmt = fmt.lower()
+    if fmt not in ("png", "jpeg"):
+        raise ConfigError(f"image format {fmt!r} is not supported; use 'png' or 'jpeg'")
+    key = (image.digest(), max_pixels, fmt, quality if fmt == "jpeg" else 0)
+    cached = _ENCODE_CACHE.get(key)
+    if cached is not None:
+        return cached
+    from PIL import Image as PILImage
+
+    pil = image.to_pil()
+    size = fit_pixels(pil.width, pil.height, max_pixels)
+    if size != (pil.width, pil.height):
+        pil = pil.resize(size, PILImage.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    if fmt == "jpeg":
+        pil.save(buf, format="JPEG", quality=quality)
+    else:
+        pil.save(buf, format="PNG")
+    url = f"data:image/{fmt};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    _ENCODE_CACHE.put(key, url)
+    return url
+
+
+# One semaphore per (event loop, base URL): asyncio primitives belong to one loop, and tests
+# (or a CLI calling asyncio.run twice) run several loops in one process.
+_SEMAPHORES: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[str, tuple[int, asyncio.Semaphore]]
+] = weakref.WeakKeyDictionary()
+
+
+def _semaphore(base_url: str, limit: int) -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    per_loop = _SEMAPHORES.setdefault(loop, {})
+    if base_url not in per_loop:
+        per_loop[base_url] = (limit, asyncio.Semaphore(limit))
+    existing, sem = per_loop[base_url]
+    if existing != limit:
+        logger.warning(
+            "concurrency limit %d for %s ignored: another model already set it to %d in this process",
+            limit,
+            base_url,
+            existing,
+        )
+    return sem
+
+
+@dataclass
+class _Failure:
+    """A transient failure of one attempt: why, and how long the server asked us to wait."""
+
+    reason: str
+    retry_after: float | None = None
+    refused: bool = False
+
+
+class OpenAICompatModel:
+    """A model served behind an OpenAI-compatible ``/v1/chat/completions`` endpoint.
+
+    Args:
+        model: the server's model name (``gpt-4o-mini``, ``Qwen/Qwen3-VL-8B-Instruct``...).
+        base_url: the server's URL ending in ``/v1``; default ``$OPENAI_BASE_URL`` or OpenAI's.
+        api_key: the key; default ``$OPENAI_API_KEY``. Without one, servers other than
+            api.openai.com get the placeholder ``EMPTY`` (local servers need none).
+        timeout_s: seconds per attempt (``GenerateConfig.timeout_s`` overrides it per call).
+        max_retries: retries after a transient failure (429, 5xx, timeout, dropped connection,
+            invalid body), so ``max_retries + 1`` attempts at most.
+        max_connect_retries: retries when the connection is refused (a server that is down
+            rarely comes back within a backoff, so this is kept short).
+        backoff_base_s, backoff_max_s: the n-th retry waits ``min(max, base * 2**n)`` times a
+            random factor in [0.5, 1] (jitter keeps parallel clients from retrying in step).
+        retry_after_cap_s: the longest ``Retry-After`` honoured.
+        max_concurrency: requests in flight at once to this base URL, per process.
+        max_pixels: pixel budget per image (``None``: send as is).
+        image_format: ``png`` (lossless) or ``jpeg`` (smaller); ``jpeg_quality`` for the latter.
+        default_config: sampling defaults; a call's own ``GenerateConfig`` fields override them.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        max_retries: int = 5,
+        max_connect_retries: int = 2,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 30.0,
+        retry_after_cap_s: float = 60.0,
+        max_concurrency: int = 16,
+        max_pixels: int | None = DEFAULT_MAX_PIXELS,
+        image_format: str = "png",
+        jpeg_quality: int = 90,
+        default_config: GenerateConfig | None = None,
+    ) -> None:
+        if not model:
+            raise ConfigError("openai/<model> needs a model name after 'openai/', e.g. openai/gpt-4o-mini")
+        url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise ConfigError(
+                f"base URL {url!r} must start with http:// or https:// (and usually end in /v1)"
+            )
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if urlsplit(url).hostname == "api.openai.com":
+                raise ModelConfigError(
+                    f"no API key for {url}: export OPENAI_API_KEY, or name the variable that holds "
+                    "the key with --api-key-env"
+                )
+            key = PLACEHOLDER_KEY
+        checks = {
+            "timeout_s": timeout_s > 0,
+            "max_retries": max_retries >= 0,
+            "max_connect_retries": max_connect_retries >= 0,
+            "backoff_base_s": backoff_base_s >= 0,
+            "backoff_max_s": backoff_max_s >= 0,
+            "retry_after_cap_s": retry_after_cap_s >= 0,
+            "max_concurrency": max_concurrency >= 1,
+            "max_pixels": max_pixels is None or max_pixels >= 1,
+            "jpeg_quality": 1 <= jpeg_quality <= 100,
+        }
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            raise ConfigError(
+                f"openai/{model}: out-of-range setting(s) {', '.join(bad)}; timeouts and the pixel "
+                "budget must be positive, retries and delays non-negative, jpeg_quality in 1..100"
+            )
+        fmt = image_format.lower().replace("jpg", "jpeg")
+        if fmt not in ("png", "jpeg"):
+            raise ConfigError(f"image_format {image_format!r} is not supported; use 'png' or 'jpeg'")
+
+        self.name = f"openai/{model}"
+        self.model = model
+        self.base_url = url
+        self._api_key = key
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.max_connect_retries = max_connect_retries
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self.retry_after_cap_s = retry_after_cap_s
+        self.max_concurrency = max_concurrency
+        self.max_pixels = max_pixels
+        self.image_format = fmt
+        self.jpeg_quality = jpeg_quality
+        self.default_config = default_config or GenerateConfig()
+        # Parameters the server refused once: not sent again by this instance.
+        self.dropped_params: set[str] = set()
+        self._renamed: dict[str, str] = {}
+        # An AsyncOpenAI client (and its connection pool) belongs to one event loop.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def from_spec(cls, name: str, **kwargs: Any) -> OpenAICompatModel:
+        """Registry factory for ``openai/<name>``."""
+        return cls(name, **kwargs)
+
+    def __repr__(self) -> str:  # the key stays out on purpose
+        return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r})"
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        """``text`` with the API key (and a bearer header carrying it) replaced by ``***``."""
+        if self._api_key and self._api_key != PLACEHOLDER_KEY:
+            text = text.replace(self._api_key, "***")
+        return text
+
+    def _one_line(self, text: str, limit: int = 300) -> str:
+        text = " ".join(self._redact(str(text)).split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+    def _client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            from openai import AsyncOpenAI
+
+            # max_retries=0: retries are ours (see _generate), so they are logged and testable.
+            client = AsyncOpenAI(
+                base_url=self.base_url, api_key=self._api_key, max_retries=0, timeout=self.timeout_s
+            )
+            self._clients[loop] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running event loop (others close with their loop)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.pop(loop, None)
+        if client is not None:
+            await client.close()
+
+    def to_openai_messages(self, messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
+        """The chat-completions ``messages`` for ``messages``: images as data URLs, in order."""
+        out: list[dict[str, Any]] = []
+        for msg in messages:
+            if isinstance(msg.content, str):
+                out.append({"role": msg.role, "content": msg.content})
+                continue
+            parts: list[dict[str, Any]] = []
+            for part in msg.content:
+                if isinstance(part, TextPart):
+                    parts.append({"type": "text", "text": part.text})
+                elif isinstance(part, ImagePart):
+                    url = image_data_url(
+                        part.image,
+                        max_pixels=self.max_pixels,
+                        fmt=self.image_format,
+                        quality=self.jpeg_quality,
+                    )
+                    image_url: dict[str, Any] = {"url": url}
+                    if part.detail != "auto":  # some servers reject the field; auto is the default
+                        image_url["detail"] = part.detail
+                    parts.append({"type": "image_url", "image_url": image_url})
+            out.append({"role": msg.role, "content": parts})
+        return out
+
+    def request_params(self, config: GenerateConfig, *, apply_drops: bool = True) -> dict[str, Any]:
+        """The optional request parameters for ``config`` (never stage, schema or metadata).
+
+        With ``apply_drops`` (the default) parameters the server refused earlier are left out
+        and renamed ones carry their new name.
+        """
+        params: dict[str, Any] = {}
+        if config.temperature is not None:
+            params["temperature"] = config.temperature
+        if config.top_p is not None:
+            params["top_p"] = config.top_p
+        if config.max_tokens is not None:
+            params["max_tokens"] = config.max_tokens
+        if config.seed is not None:
+            params["seed"] = config.seed
+        if config.stop:
+            params["stop"] = list(config.stop)
+        if config.json_mode:
+            params["response_format"] = {"type": "json_object"}
+        if not apply_drops:
+            return params
+        for old, new in self._renamed.items():
+            if old in params:
+                params[new] = params.pop(old)
+        for name in self.dropped_params:
+            params.pop(name, None)
+        return params
+
+    def _backoff(self, retry: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.retry_after_cap_s)
+        delay = min(self.backoff_max_s, self.backoff_base_s * (2**retry))
+        return delay * (0.5 + random.random() / 2)
+
+    # -- the call ----------------------------------------------------------------------------
+
+    async def generate(
+        self, messages: Sequence[ChatMessage], config: GenerateConfig | None = None
+    ) -> Completion:
+        """Send one chat-completions request (with retries) and return the reply.
+
+        Raises :class:`ModelConfigError` for a request the server refuses (400/401/403/404) and
+        :class:`ModelError` when the server is unreachable or retries run out.
+        """
+        cfg = self.default_config.merged(config)
+        client = self._client()  # first use imports openai (~1 s): keep that out of the latency
+        start = time.perf_counter()
+        images = count_images(list(messages))
+        if images:
+            # Encoding megapixel images takes tens of ms: keep the event loop free meanwhile.
+            wire_messages = await asyncio.to_thread(self.to_openai_messages, messages)
+        else:
+            wire_messages = self.to_openai_messages(messages)
+        timeout = cfg.timeout_s or self.timeout_s
+        notes: list[str] = []
+        already_dropped = sorted(self.dropped_params & set(self.request_params(cfg, apply_drops=False)))
+        if already_dropped:
+            notes.append(f"not sent (refused earlier by the server): {', '.join(already_dropped)}")
+        response = await self._call_with_retries(client, wire_messages, cfg, timeout, notes)
+
+        choice = response.choices[0]
+        text = choice.message.content
+        if text is None:
+            refusal = getattr(choice.message, "refusal", None)
+            notes.append("the reply had no text content" + (f" (refusal: {refusal})" if refusal else ""))
+            text = ""
+        usage = Usage(images_sent=images)
+        if response.usage is not None:
+            usage.input_tokens = response.usage.prompt_tokens
+            usage.output_tokens = response.usage.completion_tokens
+            details = getattr(response.usage, "completion_tokens_details", None)
+            if details is not None:
+                usage.reasoning_tokens = getattr(details, "reasoning_tokens", None)
+        return Completion(
+            text=text,
+            usage=usage,
+            latency_s=time.perf_counter() - start,
+            model=self.name,
+            finish_reason=choice.finish_reason,
+            notes=notes,
+        )
+
+    async def _call_with_retries(
+        self,
+        client: Any,
+        wire_messages: list[dict[str, Any]],
+        cfg: GenerateConfig,
+        timeout: float,
+        notes: list[str],
+    ) -> Any:
+        import openai
+
+        sem = _semaphore(self.base_url, self.max_concurrency)
+        retries = 0
+        connect_retries = 0
+        dropped_this_call: set[str] = set()
+        failures: list[str] = []
+        while True:
+            params = self.request_params(cfg)
+            failure: _Failure
+            try:
+                async with sem:
+                    logger.debug(
+                        "POST %s/chat/completions model=%s messages=%d params=%s",
+                        self.base_url,
+                        self.model,
+                        len(wire_messages),
+                        sorted(params),
+                    )
+                    response = await client.chat.completions.create(
+                        model=self.model, messages=wire_messages, timeout=timeout, **params
+                    )
+                if isinstance(response, str) or not getattr(response, "choices", None):
+                    failure = _Failure("a reply that is not a chat completion (no choices)")
+                else:
+                    if failures:
+                        notes.append(
+                            f"succeeded after {len(failures)} retr{'y' if len(failures) == 1 else 'ies'}"
+                        )
+                    return response
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                message = self._server_message(exc)
+                if status == 400:
+                    refused = self._refused_params(exc, params, dropped_this_call)
+                    if refused:
+                        self._drop(refused, message, notes)
+                        dropped_this_call.update(refused)
+                        continue
+                if status in (408, 409, 429) or status >= 500:
+                    failure = _Failure(f"HTTP {status}: {message}", self._retry_after(exc.response.headers))
+                else:
+                    raise ModelConfigError(self._config_message(status, message)) from None
+            except openai.APITimeoutError:
+                failure = _Failure(f"no answer within {timeout:g}s (timeout)")
+            except openai.APIConnectionError as exc:
+                if _connection_refused(exc):
+                    failure = _Failure("connection refused", refused=True)
+                else:
+                    failure = _Failure(f"connection dropped ({self._one_line(_root_cause(exc))})")
+            except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
+                failure = _Failure(f"a body that is not valid JSON ({self._one_line(str(exc), 120)})")
+
+            failures.append(failure.reason)
+            if failure.refused:
+                if connect_retries >= self.max_connect_retries:
+                    raise ModelError(
+                        f"the server at {self.base_url} is unreachable (connection refused): check that "
+                        "it is running and that --base-url (or OPENAI_BASE_URL) points at it"
+                    ) from None
+                retry_no = connect_retries
+                connect_retries += 1
+            else:
+                if retries >= self.max_retries:
+                    raise ModelError(
+                        f"the server at {self.base_url} kept failing for model {self.model!r}: "
+                        f"{len(failures)} attempt(s), last: {failure.reason}"
+                    ) from None
+                retry_no = retries
+                retries += 1
+            delay = self._backoff(retry_no, failure.retry_after)
+            logger.warning(
+                "%s: %s; retrying in %.2fs (retry %d)",
+                self.name,
+                self._one_line(failure.reason, 200),
+                delay,
+                retries + connect_retries,
+            )
+            await asyncio.sleep(delay)
+
+    # -- error interpretation ----------------------------------------------------------------
+
+    def _server_message(self, exc: Any) -> str:
+        body = getattr(exc, "body", None)
+        message = None
+        if isinstance(body, dict):
+            err = body.get("error", body)
+            if isinstance(err, dict):
+                message = err.get("message") or err.get("detail")
+            elif isinstance(err, str):
+                message = err
+        if not message:
+            message = getattr(exc, "message", None) or str(exc)
+        return self._one_line(str(message))
+
+    def _config_message(self, status: int, message: str) -> str:
+        where = f"the server at {self.base_url}"
+        if status == 401:
+            hint = (
+                "the API key was rejected: check the key in the variable named by --api-key-env "
+                "(or OPENAI_API_KEY)"
+            )
+        elif status == 403:
+            hint = f"access denied: check that the API key may use model {self.model!r}"
+        elif status == 404:
+            hint = (
+                f"not found: check the model name {self.model!r} (--model openai/<name>) and that "
+                "the base URL is right and ends in /v1"
+            )
+        elif status == 400:
+            hint = "the request was rejected: check the sampling settings, message format and image sizes"
+        else:
+            hint = "the request was refused"
+        return f"{where} answered HTTP {status}, {hint} (server said: {message})"
+
+    def _refused_params(self, exc: Any, params: dict[str, Any], already: set[str]) -> list[str]:
+        """Which of the parameters we sent a 400 says the server refuses (none if unclear)."""
+        sent = [p for p in _DROPPABLE if p in params and p not in already]
+        if not sent:
+            return []
+        body = getattr(exc, "body", None)
+        err = body.get("error", body) if isinstance(body, dict) else None
+        named = err.get("param") if isinstance(err, dict) else None
+        # Only the human-readable message: the body's error *type* (invalid_request_error)
+        # would match every cue.
+        text = self._server_message(exc)
+        if not _REFUSAL_CUES.search(text):
+            return []
+        if isinstance(named, str):
+            for p in sent:
+                if named == p or named.endswith("." + p):
+                    return [p]
+        return [p for p in sent if re.search(rf"(?<![\w.]){re.escape(p)}(?!\w)", text)]
+
+    def _drop(self, refused: list[str], message: str, notes: list[str]) -> None:
+        for name in refused:
+            if name == "max_tokens" and "max_completion_tokens" in message:
+                # Newer OpenAI models want the same limit under another name.
+                self._renamed["max_tokens"] = "max_completion_tokens"
+                note = "server refused 'max_tokens'; sent it as 'max_completion_tokens' and retried"
+            else:
+                self.dropped_params.add(name)
+                note = f"server refused parameter '{name}'; dropped it and retried once"
+            notes.append(note)
+            logger.warning("%s: %s (server said: %s)", self.name, note, message)
+
+    def _retry_after(self, headers: Any) -> float | None:
+        if headers is None:
+            return None
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            try:
+                return float(ms) / 1000
+            except ValueError:
+                pass
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            pass
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return seen
+
+
+def _connection_refused(exc: BaseException) -> bool:
+    # httpx (or httpx2) raises ConnectError when no connection could be opened at all.
+    return any(
+        isinstance(e, ConnectionRefusedError) or type(e).__name__ == "ConnectError" for e in _chain(exc)
+    )
+
+
+def _root_cause(exc: BaseException) -> str:
+    root = _chain(exc)[-1]
+    return f"{type(root).__name__}: {root}"
