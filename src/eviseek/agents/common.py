@@ -1,0 +1,262 @@
+"""Pieces every agent shares: recorded stage calls, answer resolution and the episode result.
+
+Two error paths are kept apart here. A reply the model got wrong (no JSON, wrong fields) is a
+:class:`~eviseek.types.EpisodeEvent` in the trajectory and the caller applies its fallback; a
+provider failure (server down, script exhausted) propagates, because a person must fix it.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from eviseek.agents.parsing import ParseResult, parse_reply, schema_of
+from eviseek.agents.prompting import render
+from eviseek.answers import normalize_answer
+from eviseek.models.base import Model, generate_recorded
+from eviseek.types import (
+    ChatMessage,
+    Completion,
+    GenerateConfig,
+    Image,
+    Question,
+    Trajectory,
+    Usage,
+)
+from eviseek.types.trajectory import EpisodeResult
+
+T = TypeVar("T", bound=BaseModel)
+
+
+C = TypeVar("C", bound=BaseModel)
+
+
+def build_config(cls: type[C], config: C | None, overrides: dict[str, Any]) -> C:
+    """``config`` (or the defaults) with keyword ``overrides`` applied, validated as a whole.
+
+    An unknown or out-of-range setting raises :class:`~eviseek.errors.ConfigError` naming it.
+    """
+    from pydantic import ValidationError
+
+    from eviseek.errors import ConfigError
+
+    data = config.model_dump() if config is not None else {}
+    data.update(overrides)
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"bad {cls.__name__} setting(s): {problems}") from exc
+
+
+def new_episode_id() -> str:
+    """A short unique episode id."""
+    return uuid.uuid4().hex[:12]
+
+
+class StageCaller:
+    """Makes one agent's model calls: sets stage, schema and metadata, records, parses, logs.
+
+    ``base`` holds the agent's sampling settings (temperature, top-p, token limit); each call
+    may override them (the forced-choice call runs at temperature 0).
+    """
+
+    def __init__(self, model: Model, trajectory: Trajectory, base: GenerateConfig) -> None:
+        self.model = model
+        self.trajectory = trajectory
+        self.base = base
+
+    def config(
+        self, stage: str, reply: type[BaseModel], metadata: dict[str, Any] | None = None, **overrides: Any
+    ) -> GenerateConfig:
+        """The request settings for one call of ``stage``."""
+        data = self.base.model_dump()
+        data.update(overrides)
+        data["stage"] = stage
+        data["response_schema"] = schema_of(reply)
+        data["metadata"] = dict(metadata or {})
+        return GenerateConfig.model_validate(data)
+
+    async def ask(
+        self,
+        stage: str,
+        messages: Sequence[ChatMessage],
+        reply: type[T],
+        *,
+        fallback: str,
+        at_step: int = 0,
+        metadata: dict[str, Any] | None = None,
+        **overrides: Any,
+    ) -> tuple[ParseResult[T], Completion]:
+        """Call the model, record the call, and parse the reply as ``reply``.
+
+        When the reply cannot be read, a ``parse_failure`` event naming ``fallback`` (what the
+        caller will do instead) is logged; the caller then does exactly that.
+        """
+        cfg = self.config(stage, reply, metadata, **overrides)
+        completion, call = await generate_recorded(self.model, messages, cfg)
+        self.trajectory.calls.append(call)
+        parsed = parse_reply(completion.text, reply)
+        if not parsed.ok:
+            self.trajectory.log(
+                "parse_failure",
+                f"{stage} reply unreadable: {parsed.error}; fallback: {fallback}",
+                stage=stage,
+                at_step=at_step,
+                data={"call_id": call.id, "output_head": completion.text[:200]},
+            )
+        elif parsed.repaired:
+            self.trajectory.log(
+                "reply_repaired",
+                f"{stage} reply was near-JSON and was repaired before reading",
+                stage=stage,
+                at_step=at_step,
+                data={"call_id": call.id},
+            )
+        return parsed, completion
+
+    async def ask_rendered(
+        self,
+        stage: str,
+        reply: type[T],
+        *,
+        fallback: str,
+        at_step: int = 0,
+        metadata: dict[str, Any] | None = None,
+        template: str | None = None,
+        context: dict[str, Any] | None = None,
+        **overrides: Any,
+    ) -> tuple[ParseResult[T], Completion]:
+        """Render ``template`` (default: the stage's own) with ``context`` and :meth:`ask`."""
+        messages = render(template or stage, **(context or {}))
+        return await self.ask(
+            stage, messages, reply, fallback=fallback, at_step=at_step, metadata=metadata, **overrides
+        )
+
+
+def contract_metadata(question: Question) -> dict[str, Any]:
+    """The answer contract as structured request metadata (also stated in the prompt text)."""
+    return {
+        "question": question.text,
+        "question_id": question.id,
+        "answer_kind": question.contract.kind,
+        "options": list(question.contract.options or []),
+        "format_hint": question.contract.format_hint,
+    }
+
+
+async def resolve_answer(
+    caller: StageCaller,
+    question: Question,
+    raw: str | None,
+    *,
+    images: Sequence[Image],
+    context: str,
+    at_step: int,
+    enabled: bool = True,
+) -> tuple[str | None, str | None]:
+    """Normalise ``raw`` under the contract; ask a forced-choice question when it does not map.
+
+    Returns ``(answer, raw_answer)``. The forced-choice call runs at temperature 0 with the
+    images and short context given, and no further interaction (ESI-Bench's fallback).
+    """
+    answer = normalize_answer(raw, question.contract)
+    if answer is not None or not enabled:
+        return answer, raw
+    caller.trajectory.log(
+        "answer_unmapped",
+        f"final answer {str(raw)[:80]!r} does not fit the answer contract; asking a forced choice",
+        stage="forced_choice",
+        at_step=at_step,
+    )
+    meta = contract_metadata(question)
+    parsed, completion = await caller.ask_rendered(
+        "forced_choice",
+        _forced_reply(),
+        fallback="use the reply text as the answer",
+        at_step=at_step,
+        metadata=meta,
+        context={
+            "question": question,
+            "contract": question.contract.describe(),
+            "previous": raw or "",
+            "context": context,
+            "images": list(images),
+        },
+        temperature=0.0,
+        top_p=1.0,
+    )
+    forced_raw = parsed.value.answer if parsed.value is not None else completion.text  # type: ignore[attr-defined]
+    forced = normalize_answer(forced_raw, question.contract)
+    if forced is None:
+        caller.trajectory.log(
+            "answer_missing",
+            "the forced choice did not fit the answer contract either; the episode has no answer",
+            stage="forced_choice",
+            at_step=at_step,
+        )
+        return None, forced_raw or raw
+    return forced, forced_raw
+
+
+def _forced_reply() -> type[BaseModel]:
+    from eviseek.agents.replies import ForcedChoiceReply
+
+    return ForcedChoiceReply
+
+
+def sum_usage(trajectory: Trajectory) -> Usage:
+    """Total usage over every recorded call."""
+    total = Usage(input_tokens=None, output_tokens=None, reasoning_tokens=None)
+    for call in trajectory.calls:
+        total = total + call.usage
+    return total
+
+
+def finish(
+    trajectory: Trajectory,
+    question: Question,
+    *,
+    answer: str | None,
+    raw_answer: str | None,
+    mode: str | None,
+    started: float,
+    error: str | None = None,
+) -> EpisodeResult:
+    """Fill ``trajectory.result`` from what the trajectory recorded; return it."""
+    usage = sum_usage(trajectory)
+    result = EpisodeResult(
+        question_id=question.id,
+        agent=trajectory.agent,
+        model=trajectory.model,
+        family=question.family,
+        subcategory=question.subcategory,
+        answer=answer,
+        raw_answer=raw_answer,
+        ground_truth=question.ground_truth,
+        mode=mode,
+        steps=len(trajectory.steps),
+        calls=len(trajectory.calls),
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        images_in_answer=len(trajectory.answer_images),
+        wall_time_s=time.perf_counter() - started,
+        error=error,
+    )
+    trajectory.result = result
+    return result
+
+
+def load_pixels(images: Sequence[Image], base_dir: str | Path | None) -> None:
+    """Bring saved images back into memory so they can be sent to a model again."""
+    for img in images:
+        if not img.loaded and img.path is not None:
+            img.array(base_dir)

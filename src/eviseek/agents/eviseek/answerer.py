@@ -1,0 +1,203 @@
+"""The answering stage and its three answer-time memories.
+
+``board`` (EviSeek): the question and contract, the demands without coverage labels, the board's
+items with their notes and feedback summaries, and task reference images; at most
+``capacity`` board frames. ``recent`` (the no-board ablation): Single-model memory, i.e. the
+whole text history with the current view and up to ``window`` earlier views. ``uniform`` (the
+no-selective-retention ablation): frames sampled evenly over the trajectory at the same
+capacity. Everything is read from the :class:`~eviseek.types.Trajectory`, so the same code
+answers online and in board replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from eviseek.agents.common import StageCaller, contract_metadata, resolve_answer
+from eviseek.agents.eviseek.board import EvidenceBoard
+from eviseek.agents.eviseek.config import Memory
+from eviseek.agents.replies import AnswerReply
+from eviseek.types import Feedback, Image, Question, Trajectory
+
+_REASONING_KEYS = ("reasoning", "rationale", "thought", "thoughts", "explanation")
+
+
+def feedback_note(feedback: Feedback | None, limit: int = 220) -> str:
+    """A feedback summary for prompts: model reasoning removed, cut to ``limit`` characters."""
+    if feedback is None:
+        return ""
+    if any(k in feedback.state for k in _REASONING_KEYS):
+        feedback = feedback.model_copy(
+            update={"state": {k: v for k, v in feedback.state.items() if k not in _REASONING_KEYS}}
+        )
+    return feedback.summary(limit)
+
+
+def informative(feedback: Feedback | None) -> bool:
+    """Whether a feedback says more than "the camera moved" (a failure, a reason or task state)."""
+    return feedback is not None and (not feedback.success or bool(feedback.reason) or bool(feedback.state))
+
+
+@dataclass
+class AnswerContext:
+    """What the answering call will show, and the provenance of each image."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)
+    items_title: str = "Retained evidence"
+    images: list[Image] = field(default_factory=list)
+    frame_ids: list[int] = field(default_factory=list)
+
+
+def _initial_frame(traj: Trajectory) -> int:
+    return int(traj.plan.get("initial_frame_id", 0))
+
+
+def history_lines(traj: Trajectory, limit: int = 220) -> list[str]:
+    """The full text history of an episode: each decision, then the steps it executed."""
+    decisions = {d.get("index"): d for d in traj.plan.get("decisions", [])}
+    lines: list[str] = []
+    shown: set[int] = set()
+    for step in traj.steps:
+        d = step.decision
+        if d is not None and d not in shown and d in decisions:
+            shown.add(d)
+            dec = decisions[d]
+            why = f" ({dec.get('reasoning')})" if dec.get("reasoning") else ""
+            lines.append(f"Decision {d} for subtask {dec.get('subtask')}: {dec.get('intent')}{why}")
+        lines.append(f"Step {step.index}: {step.action.text()} [{feedback_note(step.feedback, limit)}]")
+    return lines
+
+
+def build_context(
+    traj: Trajectory,
+    memory: Memory,
+    *,
+    capacity: int,
+    window: int,
+    feedback_chars: int,
+    show_demands: bool,
+    board: EvidenceBoard | None = None,
+) -> AnswerContext:
+    """The answer context of ``memory`` built from ``traj`` (the live board if given)."""
+    ctx = AnswerContext()
+    if memory == "board":
+        board = board if board is not None else EvidenceBoard.from_trajectory(traj)
+        for k, it in enumerate(board.select(capacity), 1):
+            where = [f"view {it.frame_id}"]
+            if it.subtask is not None:
+                where.append(f"subtask {it.subtask}")
+            if show_demands and it.demand is not None:
+                where.append(f"demand {it.demand}")
+            if it.intent:
+                where.append(f"via {it.intent}")
+            label = f"Evidence {k} ({', '.join(where)})"
+            if it.note:
+                label += f": {it.note}"
+            if informative(it.outcome):
+                label += f" Outcome: {feedback_note(it.outcome, feedback_chars)}"
+            ctx.items.append({"label": label, "image": it.image})
+            if it.image is not None:
+                ctx.images.append(it.image)
+                ctx.frame_ids.append(it.frame_id)
+        return ctx
+    views: list[tuple[str, Image, int]] = []
+    if traj.initial_image is not None:
+        views.append(("the initial view", traj.initial_image, _initial_frame(traj)))
+    for step in traj.steps:
+        if step.image is not None:
+            caption = f"after step {step.index} ({step.action.text()}"
+            note = feedback_note(step.feedback, feedback_chars) if informative(step.feedback) else ""
+            caption += f"; {note})" if note else ")"
+            views.append((caption, step.image, step.frame_id))
+    if memory == "recent":
+        ctx.history = history_lines(traj, feedback_chars)
+        chosen = views[-(window + 1) :] if views else []
+        ctx.items_title = "Most recent views (the last one is the current view)"
+    else:  # uniform
+        k = min(capacity, len(views))
+        if k <= 1:
+            idx = [len(views) - 1] if views else []
+        else:
+            idx = sorted({round(i * (len(views) - 1) / (k - 1)) for i in range(k)})
+        chosen = [views[i] for i in idx]
+        ctx.items_title = "Views sampled evenly over the episode"
+    for caption, img, fid in chosen:
+        ctx.items.append({"label": f"View {fid}, {caption}:", "image": img})
+        ctx.images.append(img)
+        ctx.frame_ids.append(fid)
+    return ctx
+
+
+async def answer_episode(
+    caller: StageCaller,
+    question: Question,
+    traj: Trajectory,
+    memory: Memory,
+    *,
+    capacity: int,
+    window: int,
+    feedback_chars: int,
+    show_demands: bool,
+    references: list[Image],
+    forced_choice: bool,
+    board: EvidenceBoard | None = None,
+    at_step: int = 0,
+) -> tuple[str | None, str | None]:
+    """Ask the answering call from ``memory``; fill ``answer_images``/``answer_frame_ids``.
+
+    Returns ``(answer, raw_answer)`` after normalisation (and a forced choice if needed).
+    """
+    ctx = build_context(
+        traj,
+        memory,
+        capacity=capacity,
+        window=window,
+        feedback_chars=feedback_chars,
+        show_demands=show_demands,
+        board=board,
+    )
+    if memory == "board" and not ctx.images:
+        traj.log(
+            "empty_board",
+            "no evidence was retained; the answer call sees no scene image",
+            stage="answer",
+            at_step=at_step,
+        )
+    demands = traj.plan.get("demands", []) if show_demands else []
+    images = [*references, *ctx.images]
+    frame_ids = [*([-1] * len(references)), *ctx.frame_ids]
+    parsed, completion = await caller.ask_rendered(
+        "answer",
+        AnswerReply,
+        fallback="read the answer from the reply text",
+        at_step=at_step,
+        metadata={
+            **contract_metadata(question),
+            "memory": memory,
+            "frame_ids": frame_ids,
+            "demands": demands,
+        },
+        context={
+            "question": question,
+            "contract": question.contract.describe(),
+            "demands": [{"id": d["id"], "text": d["text"]} for d in demands],
+            "references": references,
+            "history": ctx.history,
+            "items": ctx.items,
+            "items_title": ctx.items_title,
+        },
+    )
+    raw = parsed.value.answer if parsed.value is not None else completion.text
+    traj.answer_images = images
+    traj.answer_frame_ids = frame_ids
+    return await resolve_answer(
+        caller,
+        question,
+        raw,
+        images=images,
+        context="\n".join(it["label"] for it in ctx.items[-8:]),
+        at_step=at_step,
+        enabled=forced_choice,
+    )

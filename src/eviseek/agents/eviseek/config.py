@@ -1,0 +1,78 @@
+"""EviSeek's settings: paper defaults, the ablation switches and the two optional controllers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Memory = Literal["board", "recent", "uniform"]
+
+
+class EviSeekConfig(BaseModel):
+    """Settings of the EviSeek agent.
+
+    The ablation switches follow the paper's section 5.4 and appendix H: ``no_demands`` plans
+    subtasks straight from the question; ``no_board`` answers with Single-model memory (text
+    history, current view and up to five earlier views); ``no_selective_retention`` answers from
+    frames sampled uniformly over the trajectory at the same capacity; ``no_intents`` lets every
+    decision execute exactly one atomic action.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget: int = Field(30, ge=1)
+    """Most atomic actions per episode; every executed primitive costs one step."""
+    frame_capacity: int = Field(20, ge=1)
+    """Most board frames attached to the answering call."""
+    max_demands: int = Field(4, ge=1, le=12)
+    max_subtasks: int = Field(5, ge=1, le=20)
+    max_decisions_per_subtask: int = Field(6, ge=1)
+    """A subtask still open after this many seeker decisions is marked timed out."""
+    temperature: float = Field(0.2, ge=0.0)
+    top_p: float = Field(0.9, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(None, ge=1)
+
+    # ablations
+    no_demands: bool = False
+    no_board: bool = False
+    no_selective_retention: bool = False
+    no_intents: bool = False
+
+    # options past the paper's ESI-Bench configuration
+    adaptive: bool = False
+    """Adaptive seeking: a first triage call decides whether the initial view suffices."""
+    coverage: bool = False
+    """Coverage-driven control: after each subtask, check demand coverage; replan or stop early."""
+    max_replans: int = Field(2, ge=0)
+
+    # interface details
+    track_every: int = Field(2, ge=0)
+    """During APPROACH/ORBIT, ask a short visibility check after every this-many actions
+    (0 disables); a lost target aborts the rest of the intent."""
+    keep_candidates: int = Field(4, ge=1, le=12)
+    """Most new views of one intent shown to the keeper (evenly spaced, the last always)."""
+    trail_window: int = Field(12, ge=1)
+    """Recent atomic actions (with feedback and pose) shown to the seeker."""
+    memory_window: int = Field(5, ge=0)
+    """Earlier views in the ``recent`` (Single-model) memory variant."""
+    feedback_chars: int = Field(220, ge=40)
+    forced_choice: bool = True
+    reference_images: bool = True
+
+    @model_validator(mode="after")
+    def _one_memory_variant(self) -> EviSeekConfig:
+        if self.no_board and self.no_selective_retention:
+            raise ValueError(
+                "no_board and no_selective_retention are two different answer memories; set at most one"
+            )
+        return self
+
+    @property
+    def memory(self) -> Memory:
+        """The answer-time memory these switches select."""
+        if self.no_board:
+            return "recent"
+        if self.no_selective_retention:
+            return "uniform"
+        return "board"

@@ -1,0 +1,122 @@
+"""The keeper: decides what an intent produced is worth retaining, and checks tracked targets.
+
+After every executed intent the keeper sees the view before it, the new views it produced (up to
+``keep_candidates``, evenly spaced, the last always) and the reported outcome, and keeps zero or
+more of them on the evidence board with a note. During APPROACH and ORBIT a shorter check of the
+same stage asks whether the target is still in view; this is what decides that a target is lost,
+never the simulator.
+"""
+
+from __future__ import annotations
+
+from eviseek.agents.eviseek.answerer import feedback_note, informative
+from eviseek.agents.eviseek.intents import CompiledIntent
+from eviseek.agents.eviseek.plan import Subtask
+from eviseek.agents.eviseek.state import Episode
+from eviseek.agents.replies import KeepReply, TrackReply
+from eviseek.types import EvidenceItem, Image, StepRecord
+
+
+def candidate_steps(steps: list[StepRecord], limit: int) -> list[StepRecord]:
+    """At most ``limit`` of an intent's steps, evenly spaced and always including the last."""
+    with_images = [s for s in steps if s.image is not None]
+    if len(with_images) <= limit:
+        return with_images
+    if limit == 1:
+        return [with_images[-1]]
+    n = len(with_images)
+    idx = sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
+    return [with_images[i] for i in idx]
+
+
+async def review(
+    ep: Episode,
+    subtask: Subtask,
+    compiled: CompiledIntent,
+    before: Image,
+    before_frame: int,
+    steps: list[StepRecord],
+) -> list[EvidenceItem]:
+    """Ask the keeper about an intent's new views; add the kept ones to the board."""
+    candidates = candidate_steps(steps, ep.cfg.keep_candidates)
+    if not candidates:
+        return []
+    outcomes = [feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)]
+    demand = ep.demand_of(subtask)
+    intent_text = compiled.name if not compiled.target else f"{compiled.name} (target: {compiled.target})"
+    parsed, _ = await ep.caller.ask_rendered(
+        "keep",
+        KeepReply,
+        fallback="keep the last new view",
+        at_step=ep.steps_used,
+        metadata={
+            **ep.base_metadata(),
+            "purpose": "keep",
+            "intent": compiled.name,
+            "target": compiled.target,
+            "subtask": subtask.model_dump(),
+            "demand": demand,
+            "before_frame_id": before_frame,
+            "candidate_frame_ids": [s.frame_id for s in candidates],
+            "outcomes": [s.feedback.model_dump() for s in steps],
+        },
+        context={
+            "question": ep.question,
+            "subtask": subtask,
+            "demand": demand,
+            "intent": intent_text,
+            "outcome": "; ".join(outcomes),
+            "before": before,
+            "candidates": [{"step": s.index, "image": s.image} for s in candidates],
+        },
+    )
+    reply = parsed.value
+    if reply is None:
+        chosen, note = [candidates[-1]], "kept by default: the keeper's reply could not be read"
+    elif not reply.keep:
+        return []
+    else:
+        picks = [i for i in reply.frames if 1 <= i <= len(candidates)]
+        if len(picks) != len(reply.frames):
+            ep.traj.log(
+                "keep_repaired",
+                f"keeper named views {reply.frames} but only 1..{len(candidates)} exist; kept the valid ones"
+                + ("" if picks else " (or the last)"),
+                stage="keep",
+                at_step=ep.steps_used,
+            )
+        chosen = [candidates[i - 1] for i in sorted(set(picks))] or [candidates[-1]]
+        note = reply.note
+    kept = []
+    for s in chosen:
+        kept.append(
+            ep.board.add(
+                frame_id=s.frame_id,
+                step_index=s.index,
+                image=s.image,
+                outcome=s.feedback,
+                intent=compiled.name,
+                subtask=subtask.id,
+                demand=None if ep.cfg.no_demands else subtask.demand,
+                note=note,
+            )
+        )
+    return kept
+
+
+async def target_visible(ep: Episode, target: str) -> bool:
+    """Whether the model still sees ``target`` in the current view (unreadable reply: assume yes).
+
+    Assuming "visible" on an unreadable reply lets the intent finish, which is what it would do
+    without tracking; the failure is logged.
+    """
+    parsed, _ = await ep.caller.ask_rendered(
+        "keep",
+        TrackReply,
+        template="track",
+        fallback="assume the target is still visible",
+        at_step=ep.steps_used,
+        metadata={**ep.base_metadata(), "purpose": "track", "target": target, "frame_id": ep.frame_id},
+        context={"target": target, "view": ep.view},
+    )
+    return True if parsed.value is None else parsed.value.visible

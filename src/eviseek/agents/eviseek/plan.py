@@ -1,0 +1,154 @@
+"""Evidence-demand planning: demands from the question, then a fixed acquisition plan.
+
+The planner makes two calls. The first turns the question (with its answer contract, the task's
+advice and the initial view) into K evidence demands that are question-conditioned, observable
+and answer-agnostic. The second turns the demands into an ordered plan of subtasks, each an
+observable goal linked to the demand it serves. The plan's goals and links stay fixed for the
+episode; only statuses change (unless coverage-driven control replans what is left).
+
+The plan lives in ``Trajectory.plan`` under the project's convention::
+
+    {"demands": [{"id", "text"}], "subtasks": [{"id", "goal", "demand", "status", "steps"}], "mode"}
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from eviseek.agents.replies import DemandsReply, PlanReply, SubtaskItem
+from eviseek.types import Trajectory
+
+Status = Literal["pending", "active", "done", "timed_out", "blocked"]
+
+
+class Demand(BaseModel):
+    """One evidence demand."""
+
+    id: int
+    text: str
+
+
+class Subtask(BaseModel):
+    """One acquisition subtask: an observable goal serving one demand."""
+
+    id: int
+    goal: str
+    demand: int | None = None
+    """The demand it serves (``None`` in the no-demands ablation)."""
+    status: Status = "pending"
+    steps: list[int] = Field(default_factory=list)
+    """Indexes (``StepRecord.index``) of the atomic actions executed for it."""
+
+
+class Plan(BaseModel):
+    """Demands, subtasks and mode; mirrored into ``Trajectory.plan`` after every change."""
+
+    demands: list[Demand] = Field(default_factory=list)
+    subtasks: list[Subtask] = Field(default_factory=list)
+    mode: str = "active"
+
+    def demand(self, demand_id: int | None) -> Demand | None:
+        """The demand with this id, if any."""
+        return next((d for d in self.demands if d.id == demand_id), None)
+
+    def next_pending(self) -> Subtask | None:
+        """The first subtask not yet started."""
+        return next((s for s in self.subtasks if s.status == "pending"), None)
+
+    def sync(self, trajectory: Trajectory, **extra: Any) -> None:
+        """Write the plan into ``trajectory.plan`` (keeping other keys the agent stored there)."""
+        trajectory.plan.update(
+            {
+                "demands": [d.model_dump() for d in self.demands],
+                "subtasks": [s.model_dump() for s in self.subtasks],
+                "mode": self.mode,
+                **extra,
+            }
+        )
+
+
+def demands_from_reply(
+    reply: DemandsReply | None, question_text: str, max_demands: int, trajectory: Trajectory
+) -> list[Demand]:
+    """Demands from the model's reply, cleaned; a single question-wide demand as the fallback."""
+    texts = [d.text.strip() for d in (reply.demands if reply else []) if d.text and d.text.strip()]
+    seen: set[str] = set()
+    unique = []
+    for t in texts:
+        if t.lower() not in seen:
+            seen.add(t.lower())
+            unique.append(t)
+    if len(unique) > max_demands:
+        trajectory.log(
+            "plan_trimmed", f"{len(unique)} demands proposed; kept the first {max_demands}", stage="demands"
+        )
+        unique = unique[:max_demands]
+    if not unique:
+        if reply is not None:
+            trajectory.log(
+                "plan_fallback", "the demand list was empty; using one question-wide demand", stage="demands"
+            )
+        unique = [f"Views or test outcomes that show what the question asks: {question_text}"]
+    return [Demand(id=i + 1, text=t) for i, t in enumerate(unique)]
+
+
+def subtasks_from_items(
+    items: list[SubtaskItem],
+    demands: list[Demand],
+    *,
+    start_id: int,
+    limit: int,
+    trajectory: Trajectory,
+    stage: str,
+) -> list[Subtask]:
+    """Subtasks from reply items: goals cleaned, demand links checked, count capped.
+
+    A link to a demand that does not exist is a model mistake: it is logged and the subtask is
+    assigned to a demand in turn, so every subtask keeps serving some demand.
+    """
+    ids = [d.id for d in demands]
+    goals = [(it.goal.strip(), it.demand) for it in items if it.goal and it.goal.strip()]
+    if len(goals) > limit:
+        trajectory.log("plan_trimmed", f"{len(goals)} subtasks proposed; kept the first {limit}", stage=stage)
+        goals = goals[:limit]
+    out: list[Subtask] = []
+    for j, (goal, link) in enumerate(goals):
+        demand: int | None = None
+        if ids:
+            if link in ids:
+                demand = link
+            else:
+                demand = ids[j % len(ids)]
+                trajectory.log(
+                    "plan_repaired",
+                    f"subtask {goal[:60]!r} named demand {link!r}, which does not exist; linked to {demand}",
+                    stage=stage,
+                )
+        out.append(Subtask(id=start_id + j, goal=goal, demand=demand))
+    return out
+
+
+def plan_from_reply(
+    reply: PlanReply | None, demands: list[Demand], max_subtasks: int, trajectory: Trajectory
+) -> list[Subtask]:
+    """The acquisition plan from the model's reply; one subtask per demand as the fallback."""
+    subtasks = subtasks_from_items(
+        reply.subtasks if reply else [],
+        demands,
+        start_id=1,
+        limit=max_subtasks,
+        trajectory=trajectory,
+        stage="plan",
+    )
+    if subtasks:
+        return subtasks
+    if reply is not None:
+        trajectory.log("plan_fallback", "the plan was empty; one subtask per demand", stage="plan")
+    if demands:
+        return [
+            Subtask(id=i + 1, goal=f"Obtain a clear observation of: {d.text}", demand=d.id)
+            for i, d in enumerate(demands[:max_subtasks])
+        ]
+    return [Subtask(id=1, goal="Find and look closely at what the question is about", demand=None)]

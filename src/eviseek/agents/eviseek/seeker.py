@@ -1,0 +1,105 @@
+"""The seeker: picks the next acquisition intent for the active subtask.
+
+Its inputs are the subtask's goal (and demand), the current view, the subtask's working memory,
+the recent action trail with feedback, and the dead-reckoned pose annotation. It never sees the
+evidence board: retention and control are kept apart, as in the paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from eviseek.agents.eviseek.plan import Subtask
+from eviseek.agents.eviseek.state import Episode, WorkingMemory
+from eviseek.agents.replies import SeekReply
+
+DONE = "DONE"
+BLOCKED = "BLOCKED"
+_DONE_WORDS = {"DONE", "STOP", "FINISH", "FINISHED", "COMPLETE", "STOP_SUBTASK", "SUBTASK_DONE"}
+_BLOCKED_WORDS = {"BLOCKED", "GIVE_UP", "SKIP", "IMPOSSIBLE", "UNREACHABLE"}
+
+
+@dataclass
+class SeekDecision:
+    """What the seeker decided, or the fallback taken when its reply was unreadable."""
+
+    intent: str
+    args: dict[str, Any] = field(default_factory=dict)
+    target: str = ""
+    reasoning: str = ""
+    fallback: bool = False
+
+
+def fallback_decision(ep: Episode) -> SeekDecision:
+    """The safe default when the seeker's reply cannot be read: a short scan in place.
+
+    Turning in place costs little budget, cannot collide with anything and usually brings
+    something new into view. Without turns, the first offered intent runs with its defaults.
+    """
+    names = ep.library.names()
+    if "SWEEP" in names:
+        return SeekDecision(intent="SWEEP", args={"direction": "left", "turns": 2}, fallback=True)
+    for atomic in ("turn_left", "move_forward"):
+        if atomic in names:
+            return SeekDecision(intent=atomic, fallback=True)
+    viewpoint = [s.name for s in ep.library.offered() if s.kind != "manipulation"]
+    if viewpoint:
+        return SeekDecision(intent=viewpoint[0], fallback=True)
+    return SeekDecision(intent=BLOCKED, reasoning="no camera intent is available", fallback=True)
+
+
+def classify(intent: str) -> str:
+    """``DONE``, ``BLOCKED`` or the intent name itself."""
+    key = "_".join(intent.replace("-", " ").upper().split())
+    if key in _DONE_WORDS:
+        return DONE
+    if key in _BLOCKED_WORDS:
+        return BLOCKED
+    return intent
+
+
+async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDecision:
+    """Ask the seeker for the next intent of ``subtask``."""
+    offered = ep.library.offered()
+    demand = ep.demand_of(subtask)
+    fb = fallback_decision(ep)
+    parsed, _ = await ep.caller.ask_rendered(
+        "seek",
+        SeekReply,
+        fallback=f"run {fb.intent} {fb.args}".strip(),
+        at_step=ep.steps_used,
+        metadata={
+            **ep.base_metadata(),
+            "subtask": subtask.model_dump(),
+            "demand": demand,
+            "intents": [s.model_dump() for s in offered],
+            "legal_actions": [s.model_dump() for s in ep.legal],
+            "remaining_steps": ep.remaining,
+            "pose": ep.pose.pose.model_dump(),
+            "frame_id": ep.frame_id,
+            "memory": memory.recent(),
+        },
+        context={
+            "question": ep.question,
+            "subtask": subtask,
+            "n_subtasks": len(ep.plan.subtasks),
+            "demand": demand,
+            "memory": memory.recent(),
+            "trail": ep.trail[-ep.cfg.trail_window :],
+            "pose": ep.pose.describe(),
+            "remaining": ep.remaining,
+            "budget": ep.cfg.budget,
+            "view": ep.view,
+            "intents": [s.line() for s in offered],
+        },
+    )
+    reply = parsed.value
+    if reply is None:
+        return fb
+    return SeekDecision(
+        intent=classify(reply.intent.strip()),
+        args=reply.args,
+        target=reply.target,
+        reasoning=reply.reasoning,
+    )

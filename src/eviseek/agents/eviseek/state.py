@@ -1,0 +1,83 @@
+"""The running state of one EviSeek episode, shared by its stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from eviseek.agents.common import StageCaller, contract_metadata
+from eviseek.agents.eviseek.board import EvidenceBoard
+from eviseek.agents.eviseek.config import EviSeekConfig
+from eviseek.agents.eviseek.intents import IntentLibrary
+from eviseek.agents.eviseek.plan import Plan, Subtask
+from eviseek.agents.eviseek.pose import PoseTracker
+from eviseek.envs.base import AsyncEnv
+from eviseek.types import ActionSpec, Image, Question, Trajectory
+
+
+@dataclass
+class WorkingMemory:
+    """The active subtask's transient notes; dropped when the subtask closes (never on the board)."""
+
+    lines: list[str] = field(default_factory=list)
+    limit: int = 8
+
+    def add(self, line: str) -> None:
+        """Record one attempt and what came of it."""
+        self.lines.append(line)
+
+    def recent(self) -> list[str]:
+        """The last few attempts, oldest first."""
+        return self.lines[-self.limit :]
+
+
+@dataclass
+class Episode:
+    """Everything the stages of one episode read and update."""
+
+    cfg: EviSeekConfig
+    question: Question
+    env: AsyncEnv
+    caller: StageCaller
+    traj: Trajectory
+    legal: list[ActionSpec]
+    library: IntentLibrary
+    view: Image
+    frame_id: int
+    plan: Plan = field(default_factory=Plan)
+    board: EvidenceBoard = field(default_factory=EvidenceBoard)
+    pose: PoseTracker = field(default_factory=PoseTracker)
+    references: list[Image] = field(default_factory=list)
+    trail: list[str] = field(default_factory=list)
+    ended: bool = False
+    """The environment ended the episode (terminated or truncated)."""
+
+    @property
+    def steps_used(self) -> int:
+        """Atomic actions executed so far."""
+        return len(self.traj.steps)
+
+    @property
+    def remaining(self) -> int:
+        """Steps left in the budget."""
+        return max(0, self.cfg.budget - self.steps_used)
+
+    def base_metadata(self) -> dict[str, Any]:
+        """Request metadata every stage call carries (all of it is also in the prompt text)."""
+        return contract_metadata(self.question)
+
+    def demand_of(self, subtask: Subtask) -> dict[str, Any] | None:
+        """The subtask's demand as a plain dict (``None`` without demands)."""
+        if self.cfg.no_demands:
+            return None
+        d = self.plan.demand(subtask.demand)
+        return d.model_dump() if d is not None else None
+
+    def decisions(self) -> list[dict[str, Any]]:
+        """The decision log kept in ``traj.plan["decisions"]``."""
+        out: list[dict[str, Any]] = self.traj.plan.setdefault("decisions", [])
+        return out
+
+    def sync_plan(self) -> None:
+        """Mirror the plan into the trajectory."""
+        self.plan.sync(self.traj)

@@ -1,0 +1,82 @@
+"""Passive: one view of the scene, one answer, no interaction (the paper's non-interactive reference)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eviseek.agents.common import StageCaller, build_config, contract_metadata, finish, new_episode_id
+from eviseek.agents.replies import AnswerReply
+from eviseek.answers import normalize_answer
+from eviseek.envs.base import AsyncEnv
+from eviseek.models.base import Model
+from eviseek.types import GenerateConfig, Question, Trajectory
+
+
+class PassiveConfig(BaseModel):
+    """Settings of the Passive baseline (decoding as in the paper's appendix A)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: float = Field(0.0, ge=0.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(512, ge=1)
+    reference_images: bool = True
+    """Attach the task's reference images (they are part of the question, e.g. the scene before
+    an unobserved change); set False for the strict one-image protocol."""
+
+
+class PassiveAgent:
+    """Answers from the initial view alone with a single model call."""
+
+    kind = "passive"
+
+    def __init__(self, config: PassiveConfig | None = None, *, name: str = "passive", **overrides: Any):
+        self.config = build_config(PassiveConfig, config, overrides)
+        self.name = name
+
+    async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
+        """Reset ``env`` to the question, show the first view and take the answer."""
+        started = time.perf_counter()
+        obs, _info = await env.reset(seed=seed, options={"question": question})
+        traj = Trajectory(
+            episode_id=new_episode_id(),
+            question_id=question.id,
+            agent=self.name,
+            model=model.name,
+            config={"kind": self.kind, **self.config.model_dump()},
+            initial_image=obs.image,
+            initial_pose=obs.pose,
+            plan={"mode": "passive"},
+        )
+        cfg = self.config
+        caller = StageCaller(
+            model,
+            traj,
+            GenerateConfig(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens),
+        )
+        refs = list(question.reference_images) if cfg.reference_images else []
+        parsed, completion = await caller.ask_rendered(
+            "passive",
+            AnswerReply,
+            fallback="read the answer from the reply text",
+            metadata={**contract_metadata(question), "frame_ids": [*([-1] * len(refs)), obs.frame_id]},
+            context={
+                "question": question,
+                "contract": question.contract.describe(),
+                "references": refs,
+                "view": obs.image,
+            },
+        )
+        raw = parsed.value.answer if parsed.value is not None else completion.text
+        traj.answer_images = [*refs, obs.image]
+        traj.answer_frame_ids = [*([-1] * len(refs)), obs.frame_id]
+        answer = normalize_answer(raw, question.contract)
+        if answer is None:
+            traj.log(
+                "answer_unmapped", f"answer {raw[:80]!r} does not fit the answer contract", stage="passive"
+            )
+        finish(traj, question, answer=answer, raw_answer=raw, mode="passive", started=started)
+        return traj

@@ -1,0 +1,223 @@
+"""Single-model: ESI-Bench's own active agent (the paper's appendix D), rebuilt on the Env protocol.
+
+Every step is one model call that returns a JSON object with an action, a tentative answer, a
+short rationale and a self-reported confidence. Each call carries the full text history (actions,
+their feedback and the model's earlier replies), the task's reference images, up to five earlier
+views and the current view, then the task prompt. The episode ends when the confidence reaches the
+threshold after a minimum number of steps, on ``stop``, or when the step budget is spent. A final
+answer that does not fit the contract gets one forced-choice call at temperature 0.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eviseek.agents.actions import describe_action, parse_action
+from eviseek.agents.common import (
+    StageCaller,
+    build_config,
+    contract_metadata,
+    finish,
+    new_episode_id,
+    resolve_answer,
+)
+from eviseek.agents.replies import SingleStepReply
+from eviseek.answers import normalize_answer
+from eviseek.envs.base import AsyncEnv
+from eviseek.models.base import Model
+from eviseek.types import Action, ActionSpec, GenerateConfig, Image, Question, StepRecord, Trajectory
+
+
+class SingleModelConfig(BaseModel):
+    """Settings of the Single-model baseline (defaults from the paper and ESI-Bench)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget: int = Field(30, ge=1)
+    """Most atomic actions an episode may execute."""
+    confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
+    min_steps: int = Field(0, ge=0)
+    """Confidence-based stopping is allowed only once this many steps were executed."""
+    require_valid_answer: bool = True
+    """Confidence-based stopping also needs a tentative answer that fits the contract."""
+    history_images: int = Field(5, ge=0)
+    """Earlier views sent with each call, besides the current one."""
+    default_action: str = "move_forward"
+    """Executed when a reply cannot be read or names no legal action (if legal)."""
+    temperature: float = Field(0.2, ge=0.0)
+    top_p: float = Field(0.9, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(None, ge=1)
+    forced_choice: bool = True
+    reference_images: bool = True
+
+
+class SingleModelAgent:
+    """The perception-action loop with confidence-based stopping."""
+
+    kind = "single-model"
+
+    def __init__(
+        self, config: SingleModelConfig | None = None, *, name: str = "single-model", **overrides: Any
+    ):
+        self.config = build_config(SingleModelConfig, config, overrides)
+        self.name = name
+
+    def _fallback_action(self, legal: list[ActionSpec]) -> Action | None:
+        names = [s.name for s in legal if not s.params and s.kind != "control"]
+        if self.config.default_action in names:
+            return Action(name=self.config.default_action)
+        return Action(name=names[0]) if names else None
+
+    async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
+        """Run one episode and return its trajectory."""
+        cfg = self.config
+        started = time.perf_counter()
+        obs, _info = await env.reset(seed=seed, options={"question": question})
+        traj = Trajectory(
+            episode_id=new_episode_id(),
+            question_id=question.id,
+            agent=self.name,
+            model=model.name,
+            config={"kind": self.kind, **cfg.model_dump()},
+            initial_image=obs.image,
+            initial_pose=obs.pose,
+            plan={"mode": "active"},
+        )
+        caller = StageCaller(
+            model,
+            traj,
+            GenerateConfig(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens),
+        )
+        refs = list(question.reference_images) if cfg.reference_images else []
+        # (step index, image, frame id) of every view so far; index 0 is the initial view.
+        views: list[tuple[int, Image, int]] = [(0, obs.image, obs.frame_id)]
+        history: list[str] = []
+        last_answer: str | None = None
+        last_images: list[Image] = [*refs, obs.image]
+        last_frames: list[int] = [*([-1] * len(refs)), obs.frame_id]
+        ended_by = "budget"
+        legal = await env.legal_actions()
+        decision = 0
+        while True:
+            step = len(traj.steps)
+            previous = views[-1 - cfg.history_images : -1] if cfg.history_images else []
+            current = views[-1]
+            images = [*refs, *(v[1] for v in previous), current[1]]
+            frames = [*([-1] * len(refs)), *(v[2] for v in previous), current[2]]
+            action_lines = [describe_action(s) for s in legal if s.kind != "control"]
+            parsed, _completion = await caller.ask_rendered(
+                "single_step",
+                SingleStepReply,
+                fallback=f"execute {cfg.default_action}",
+                at_step=step,
+                metadata={
+                    **contract_metadata(question),
+                    "legal_actions": [s.model_dump() for s in legal],
+                    "step": step,
+                    "budget": cfg.budget,
+                    "frame_ids": frames,
+                    "guidance": question.guidance,
+                },
+                context={
+                    "question": question,
+                    "contract": question.contract.describe(),
+                    "history": history,
+                    "references": refs,
+                    "previous": [{"step": v[0], "image": v[1]} for v in previous],
+                    "current": current[1],
+                    "step": step,
+                    "budget": cfg.budget,
+                    "min_steps": cfg.min_steps,
+                    "actions": action_lines,
+                },
+            )
+            decision += 1
+            reply = parsed.value
+            last_images, last_frames = images, frames
+            if reply is not None and reply.answer:
+                last_answer = reply.answer
+            # --- stopping rule ---------------------------------------------------------------
+            if reply is not None:
+                said_stop = isinstance(reply.action, str) and reply.action.strip().lower().strip("`\"'") in (
+                    "stop",
+                    "answer",
+                    "finish",
+                    "done",
+                )
+                valid = normalize_answer(reply.answer, question.contract) is not None
+                confident = reply.confidence >= cfg.confidence_threshold and step >= cfg.min_steps
+                if said_stop:
+                    ended_by = "stop"
+                    break
+                if confident and (valid or not cfg.require_valid_answer):
+                    ended_by = "confidence"
+                    break
+            if step >= cfg.budget:
+                break
+            # --- act ---------------------------------------------------------------------------
+            action: Action | None
+            if reply is None:
+                action = self._fallback_action(legal)
+                note = "reply unreadable"
+            else:
+                action, why = parse_action(reply.action, legal)
+                note = why or ""
+                if action is None:
+                    action = self._fallback_action(legal)
+                    traj.log(
+                        "invalid_action",
+                        f"{why}; executing {action.name if action else 'nothing'} instead",
+                        stage="single_step",
+                        at_step=step,
+                        data={"reply_action": str(reply.action)[:120]},
+                    )
+            if action is None:
+                traj.log("no_action", "no legal camera action to fall back on; ending", at_step=step)
+                break
+            result = await env.step(action)
+            traj.steps.append(
+                StepRecord(
+                    index=step + 1,
+                    action=action,
+                    feedback=result.feedback,
+                    image=result.observation.image,
+                    frame_id=result.observation.frame_id,
+                    true_pose=result.observation.pose,
+                    decision=decision,
+                )
+            )
+            views.append((step + 1, result.observation.image, result.observation.frame_id))
+            history.append(_history_line(step + 1, action, result.feedback.summary(), reply, note))
+            if any(s.name == action.name and s.kind == "manipulation" for s in legal):
+                legal = await env.legal_actions()  # object choices can change after manipulation
+            if result.terminated or result.truncated:
+                ended_by = "env"
+                break
+        traj.plan["ended_by"] = ended_by
+        answer, raw = await resolve_answer(
+            caller,
+            question,
+            last_answer,
+            images=last_images,
+            context="\n".join(history[-10:]),
+            at_step=len(traj.steps),
+            enabled=cfg.forced_choice,
+        )
+        traj.answer_images = list(last_images)
+        traj.answer_frame_ids = list(last_frames)
+        finish(traj, question, answer=answer, raw_answer=raw, mode="active", started=started)
+        return traj
+
+
+def _history_line(step: int, action: Action, feedback: str, reply: SingleStepReply | None, note: str) -> str:
+    if reply is None:
+        said = "your reply could not be read, so the default action ran"
+    else:
+        said = f"you said answer={reply.answer!r}, confidence={reply.confidence:.2f}"
+        if reply.reasoning:
+            said += f", reasoning: {reply.reasoning}"
+    extra = f" ({note})" if note else ""
+    return f"Step {step}: action={action.text()}{extra} result=[{feedback}]; {said}"
