@@ -68,8 +68,19 @@ def check(
     image_size: int = typer.Option(256, "--image-size", min=16, max=4096),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per request"),
     max_tokens: int = typer.Option(64, "--max-tokens"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log retries and requests to stderr."),
 ) -> None:
     """Send one request with a small generated image; print the reply, usage and latency."""
+    import logging
+
+    if verbose:
+        # INFO for libraries (the openai client's DEBUG lines carry whole base64 images).
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+        logging.getLogger("eviseek").setLevel(logging.DEBUG)
+    else:
+        # Without a handler Python prints warnings (e.g. each retry) to stderr; the contract
+        # here is one line on failure, and retries still show up as notes on success.
+        logging.getLogger("eviseek").addHandler(logging.NullHandler())
     from eviseek.errors import EviseekError
     from eviseek.models import generate_recorded, get_model
     from eviseek.types import ChatMessage, GenerateConfig
