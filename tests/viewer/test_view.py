@@ -149,3 +149,18 @@ def test_in_memory_trajectory_and_board_frame_without_step(tmp_path: Path) -> No
     v = build_episode_view(traj, ImageSourcer(tmp_path, tmp_path / "p.html"))
     assert v.frames[0].image.src is not None  # pixels in memory, never saved: still shown
     assert v.warnings == ["board keeps frame 9, which no step recorded"]
+
+
+def test_reference_images_and_repeated_frame_ids(pristine_run: Path, tmp_path: Path) -> None:
+    from tests.viewer.synthetic import frame
+
+    traj, base = load_trajectory(episode(pristine_run, "eviseek"))
+    # A failed action that leaves the camera still re-reports the previous frame id.
+    traj.steps[4] = traj.steps[4].model_copy(update={"frame_id": 4})
+    traj.answer_images = [frame(50), *traj.answer_images]
+    traj.answer_frame_ids = [-1, *traj.answer_frame_ids]
+    q = alignment_question().model_copy(update={"reference_images": [frame(50)]})
+    v = build_episode_view(traj, ImageSourcer(base, tmp_path / "p.html"), q)
+    assert [(f.label, f.kept) for f in v.frames if f.frame_id == 4] == [("step 4", False), ("step 5", True)]
+    assert [a.label for a in v.answer_images] == ["task reference image", "frame 4", "frame 6"]
+    assert v.answer_images[0].image.src == v.question.reference_images[0].src  # same pixels, same thumbnail
