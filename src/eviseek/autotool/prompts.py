@@ -112,7 +112,7 @@ def tool_response_text(description: str) -> tuple[str, str]:
 
     Returns ``(before, after)``; the image goes between them.
     """
-    before = f"{TOOL_RESPONSE_OPEN}Zoomed view: {description}.\n"
+    before = f"{TOOL_RESPONSE_OPEN}Zoomed view of the {description}:\n"
     after = (
         f"\n{TOOL_RESPONSE_CLOSE}\nThink about the zoomed view in <think>...</think>, then either "
         "zoom again with <tool_call>...</tool_call> or give the final answer in <answer>...</answer>."

@@ -55,11 +55,11 @@ class ZoomResult(BaseModel):
     label: str | None = None
 
     def describe(self) -> str:
-        """One line for the transcript, e.g. ``zoomed to [10, 20, 300, 240] (290x220 px)``."""
-        x1, y1, x2, y2 = self.box_original
-        note = " (box clamped to the image)" if self.clamped else ""
-        what = f" on {self.label}" if self.label else ""
-        return f"zoomed{what} to original pixels [{x1}, {y1}, {x2}, {y2}] ({x2 - x1}x{y2 - y1} px){note}"
+        """One line for the model, in its own frame: ``region [10, 20, 300, 240] shown at 290x220 px``."""
+        box = ", ".join(f"{v:g}" for v in (round(c, 1) for c in self.box_shown))
+        note = " (your box reached outside the image and was clamped)" if self.clamped else ""
+        what = f" ({self.label})" if self.label else ""
+        return f"region [{box}]{what} at full resolution, {self.crop.width}x{self.crop.height} px{note}"
 
 
 class ZoomError(BaseModel):

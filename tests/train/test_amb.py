@@ -1,0 +1,100 @@
+"""Adaptive Mode Balancing on scripted sequences of batch mode ratios."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from pydantic import ValidationError
+
+from eviseek.train.amb import AMBConfig, AMBController
+
+
+def run(controller: AMBController, ratios: list[float], batch: int = 16) -> list[tuple[float, float]]:
+    out = []
+    for step, r in enumerate(ratios):
+        n_on = round(r * batch)
+        state = controller.update_counts(n_on, batch - n_on, step)
+        out.append((state.lambda_on, state.lambda_off))
+    return out
+
+
+def test_balanced_batches_keep_the_base() -> None:
+    c = AMBController()
+    assert c.lambdas == (1.2, 1.2)
+    assert run(c, [0.5, 0.5, 0.5]) == [(1.2, 1.2)] * 3
+
+
+def test_starved_mode_gets_the_larger_coefficient() -> None:
+    c = AMBController(base=1.2, gain=2.0, min_scale=0.25, max_scale=2.0)
+    lams = run(c, [0.0, 0.25, 0.75, 1.0])
+    assert lams[0] == pytest.approx((2.4, 0.3))  # all tool-off: tool-on doubled, tool-off at the floor
+    assert lams[1] == pytest.approx((1.8, 0.6))
+    assert lams[2] == pytest.approx((0.6, 1.8))
+    assert lams[3] == pytest.approx((0.3, 2.4))
+    # Monotone: the more tool-on, the smaller lambda_on.
+    ons = [a for a, _ in lams]
+    assert ons == sorted(ons, reverse=True)
+
+
+def test_release_to_base_at_the_configured_step() -> None:
+    c = AMBController(total_steps=8, release_last=3)  # released from step 5 on
+    lams = run(c, [0.1] * 8)
+    assert all(on > off for on, off in lams[:5])
+    assert lams[5:] == [(1.2, 1.2)] * 3
+    assert [s.released for s in c.history] == [False] * 5 + [True] * 3
+    c2 = AMBController(release_step=0)
+    assert run(c2, [0.0, 1.0]) == [(1.2, 1.2)] * 2
+
+
+def test_ema_smooths_the_ratio() -> None:
+    c = AMBController(ema=0.5)
+    run(c, [0.0, 1.0])
+    assert c.history[1].ratio_on == 1.0 and c.history[1].smoothed_on == pytest.approx(0.5)
+    assert c.lambdas == (1.2, 1.2)
+
+
+def test_batch_without_any_mode_keeps_the_previous_coefficients() -> None:
+    c = AMBController()
+    c.update(["tool_off"] * 4, step=0)
+    before = c.lambdas
+    state = c.update([None, None], step=1)
+    assert state.ratio_on is None and state.n_none == 2
+    assert c.lambdas == before
+    assert "amb/ratio_on" not in state.metrics() and state.metrics()["amb/lambda_on"] == before[0]
+
+
+def test_deterministic_and_picklable() -> None:
+    seq = [0.1, 0.3, 0.9, 0.6, 0.5, 0.0]
+    a, b = AMBController(ema=0.3), AMBController(ema=0.3)
+    assert run(a, seq) == run(b, seq)
+    c = pickle.loads(pickle.dumps(a))
+    assert c.history == a.history and c.lambdas == a.lambdas
+
+
+def test_modes_are_counted_from_labels() -> None:
+    c = AMBController()
+    s = c.update(["tool_on", "tool_off", "tool_off", None, "tool_on", "tool_off"], step=2)
+    assert (s.n_on, s.n_off, s.n_none, s.ratio_on, s.step) == (2, 3, 1, 0.4, 2)
+    assert c.lambda_for("tool_on") > c.lambda_for("tool_off") and c.lambda_for(None) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"min_scale": 3.0, "max_scale": 2.0}, "must not exceed"),
+        ({"min_scale": 1.5}, "min_scale <= 1 <= max_scale"),
+        ({"total_steps": 80}, "together"),
+        ({"total_steps": 10, "release_last": 20}, "exceeds"),
+        ({"release_step": 5, "total_steps": 10, "release_last": 2}, "either"),
+        ({"target_on": 1.0}, "less than 1"),
+    ],
+)
+def test_bad_configs_are_rejected_with_a_fix(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        AMBConfig(**kwargs)
+
+
+def test_paper_schedule() -> None:
+    cfg = AMBConfig(total_steps=80, release_last=20)
+    assert cfg.base == 1.2 and cfg.release_at == 60
