@@ -22,6 +22,7 @@ app = typer.Typer(
 # one that exposes a function is added as a single command.
 _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
+    ("eviseek.cli.tabletop", "app", "tabletop", "Tabletop benchmark: generate, render, support stats."),
     ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
     ("eviseek.cli.eval", "eval_command", "eval", "Evaluate agents on a question set (resumable)."),
     ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its saved trajectories."),

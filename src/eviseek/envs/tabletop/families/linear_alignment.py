@@ -65,7 +65,7 @@ class Family(TaskFamily):
                 cat,
                 col,
                 (float(p[0]), float(p[1])),
-                float(rng.uniform(0.05, 0.07)),
+                float(rng.uniform(0.06, 0.08)),
                 yaw=float(rng.uniform(0, 90)),
                 role="target",
             )
@@ -78,7 +78,7 @@ class Family(TaskFamily):
             (float(centre[0]), float(centre[1]), 0.03),
             az,
             float(rng.uniform(9, 16)),
-            float(rng.uniform(0.75, 0.95)),
+            float(rng.uniform(0.6, 0.75)),
         )
         names = [o.name for o in objs]
         a, m, b = (n_.replace("_", " ") for n_ in names)

@@ -1,0 +1,167 @@
+"""Enumerative Perception / Counting with Occlusion: how many objects of one kind are there?
+
+Scene: 2-6 target objects of one colour and shape, two or three upright boards (static), and
+distractors that share either the colour or the shape. At least one target stands right behind a
+board as seen from the initial camera, so a first-view count comes out low.
+
+Ground truth: the number of bodies in the simulator whose built shape and colour match the
+target kind (shape from PyBullet's visual geometry, colour from the body's RGBA mapped to the
+nearest named colour).
+
+Decisive evidence (one piece per target): that target visible with at least half of its
+unoccluded pixel area in some frame. Soft score ``max(0, 1 - |error| / 3)`` as in ESI-Bench.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from eviseek.envs.tabletop.colors import PALETTE
+from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
+from eviseek.envs.tabletop.families.partial_occlusion import built_category
+from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
+from eviseek.envs.tabletop.support import Evidence, ViewEvidence
+from eviseek.types import AnswerContract
+
+SHAPES = ["cube", "cylinder", "ball", "cone", "pyramid"]
+
+
+def built_color(world: World, name: str) -> str:
+    """The named colour closest to the RGBA PyBullet renders ``name`` with."""
+    p = world.sim.p
+    rgba = p.getVisualShapeData(world.sim.uid[name], physicsClientId=world.sim.client)[0][7]
+    return min(PALETTE, key=lambda k: sum((a - b) ** 2 for a, b in zip(PALETTE[k], rgba[:3], strict=True)))
+
+
+def count_matching(world: World, category: str, color: str) -> int:
+    """How many objects on the table are built as ``category`` in ``color`` (read from the sim)."""
+    n = 0
+    for name in world.sim.uid:
+        if world.sim.is_parked(name) or world.scene.object(name).category == "board":
+            continue
+        if built_category(world, name) == category and built_color(world, name) == color:
+            n += 1
+    return n
+
+
+def count_contract() -> AnswerContract:
+    """Integer answer contract."""
+    return AnswerContract(kind="integer", format_hint="Answer with a whole number.")
+
+
+def distractors(
+    rng: np.random.Generator,
+    shape: str,
+    color: str,
+    k: int,
+    placed: list[tuple[tuple[float, float], float]],
+    region: tuple[float, float, float, float],
+) -> list[ObjectSpec]:
+    """Objects sharing the target's colour or shape, but never both."""
+    out = []
+    for i in range(k):
+        if i % 2 == 0:
+            cat, col = shape, c.pick(rng, [x for x in c.colors(rng, 3) if x != color])
+        else:
+            cat, col = c.pick(rng, [s for s in SHAPES if s != shape]), color
+        (xy,) = c.scatter(rng, [0.04], placed=placed, gap=0.05, region=region)
+        placed.append((xy, 0.04))
+        out.append(
+            c.make_object(
+                cat, col, xy, float(rng.uniform(0.045, 0.06)), name=f"{col}_{cat}_d{i}", role="distractor"
+            )
+        )
+    return out
+
+
+class Family(TaskFamily):
+    """Counting with Occlusion."""
+
+    family = "Enumerative Perception"
+    subcategory = "Counting with Occlusion"
+    slug = "counting_with_occlusion"
+
+    def generate(self, rng: np.random.Generator) -> TaskDraft:
+        shape = c.pick(rng, SHAPES)
+        color = c.colors(rng, 1)[0]
+        n = int(rng.integers(2, 7))
+        heading = float(rng.uniform(0, 360))
+        fwd, side = c.unit(heading), c.unit(heading + 90)
+        centre = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
+        eye_xy = centre - fwd * 0.85
+        objs: list[ObjectSpec] = []
+        placed: list[tuple[tuple[float, float], float]] = []
+        n_boards = int(rng.integers(2, 4))
+        hidden = int(rng.integers(1, min(n, n_boards) + 1))
+        targets: list[str] = []
+        for b in range(n_boards):
+            lat = (b - (n_boards - 1) / 2) * 0.3 + float(rng.uniform(-0.04, 0.04))
+            depth = float(rng.uniform(-0.15, 0.05))
+            bxy = centre + side * lat + fwd * depth
+            col = c.pick(rng, ["white", "gray", "black"])
+            board = c.board(
+                f"{col}_board_{b}",
+                col,
+                (float(bxy[0]), float(bxy[1])),
+                (0.02, 0.17, float(rng.uniform(0.13, 0.16))),
+                heading,
+            )
+            objs.append(board)
+            placed.append(((float(bxy[0]), float(bxy[1])), 0.1))
+            if b < hidden:
+                # Right behind the board, on the line from the camera through its centre.
+                ray = bxy - eye_xy
+                txy = bxy + ray / np.linalg.norm(ray) * float(rng.uniform(0.07, 0.1))
+                name = f"{color}_{shape}_{len(targets)}"
+                objs.append(
+                    c.make_object(
+                        shape,
+                        color,
+                        (float(txy[0]), float(txy[1])),
+                        float(rng.uniform(0.045, 0.055)),
+                        name=name,
+                        role="target",
+                    )
+                )
+                placed.append(((float(txy[0]), float(txy[1])), 0.04))
+                targets.append(name)
+        region = (-0.6, 0.6, -0.42, 0.42)
+        while len(targets) < n:
+            (xy,) = c.scatter(rng, [0.04], placed=placed, gap=0.05, region=region)
+            placed.append((xy, 0.04))
+            name = f"{color}_{shape}_{len(targets)}"
+            objs.append(
+                c.make_object(shape, color, xy, float(rng.uniform(0.045, 0.055)), name=name, role="target")
+            )
+            targets.append(name)
+        objs += distractors(rng, shape, color, int(rng.integers(2, 5)), placed, region)
+        camera = c.orbit_pose(
+            (float(centre[0]), float(centre[1]), 0.03), heading + 180, float(rng.uniform(8, 13)), 0.85
+        )
+        plural = {
+            "ball": "balls",
+            "cube": "cubes",
+            "cylinder": "cylinders",
+            "cone": "cones",
+            "pyramid": "pyramids",
+        }[shape]
+        return TaskDraft(
+            scene=SceneSpec(objects=objs, camera=camera),
+            text=f"How many {color} {plural} are on the table?",
+            contract=count_contract(),
+            guidance=(
+                "Some objects may stand behind the boards. Look behind each board (move sideways and "
+                "turn back, or rise and look down) and count each object once even if you see it "
+                "from several places. There is at least one. " + c.CAMERA_GUIDANCE
+            ),
+            metadata={"targets": targets, "category": shape, "color": color},
+        )
+
+    def ground_truth(self, world: World, draft: TaskDraft) -> str:
+        return str(count_matching(world, draft.metadata["category"], draft.metadata["color"]))
+
+    def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        return [ViewEvidence(objects=[t], label=f"{t} visible") for t in metadata["targets"]]

@@ -1,0 +1,124 @@
+"""Perceptual Grounding / Partial Occlusion: what shape is the object behind the board?
+
+Scene: an upright board (white, gray or black; static) faces the initial camera and hides most of
+a target object standing 6-10 cm behind it; only a 10-30 per cent sliver of the target sticks out
+past one edge. Two distractor objects stand elsewhere on the table. The question names the
+target by its colour and asks for its shape among three options.
+
+Ground truth: the target's shape as built in the simulator (PyBullet's visual geometry type and,
+for meshes, the vertex count that tells a cone from a pyramid), mapped to the question's noun.
+
+Decisive evidence (1 piece): a frame in which the target is visible with at least 60 per cent of
+its unoccluded pixel area.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
+from eviseek.envs.tabletop.scene import SceneSpec
+from eviseek.envs.tabletop.support import Evidence, ViewEvidence
+
+SHAPES = ["cube", "cylinder", "ball", "cone", "pyramid"]
+
+
+def built_category(world: World, name: str) -> str:
+    """The catalogue noun of the shape PyBullet actually built for ``name``."""
+    p = world.sim.p
+    data = p.getVisualShapeData(world.sim.uid[name], physicsClientId=world.sim.client)
+    geom = data[0][2]
+    if geom == p.GEOM_BOX:
+        return "cube"
+    if geom == p.GEOM_CYLINDER:
+        return "cylinder"
+    if geom == p.GEOM_SPHERE:
+        return "ball"
+    if geom == p.GEOM_MESH:
+        # Cones are built from many side triangles, pyramids from four sides and a base.
+        mesh = p.getMeshData(world.sim.uid[name], physicsClientId=world.sim.client)
+        return "cone" if mesh[0] > 8 else "pyramid"
+    raise ValueError(f"unexpected geometry type {geom} for {name}")
+
+
+class Family(TaskFamily):
+    """Partial Occlusion."""
+
+    family = "Perceptual Grounding"
+    subcategory = "Partial Occlusion"
+    slug = "partial_occlusion"
+
+    def generate(self, rng: np.random.Generator) -> TaskDraft:
+        cols = c.colors(rng, 3)
+        shape = c.pick(rng, SHAPES)
+        scale = float(rng.uniform(0.055, 0.07))
+        heading = float(rng.uniform(0, 360))  # the camera looks along this direction
+        fwd, side = c.unit(heading), c.unit(heading + 90)
+        board_xy = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
+        board_w = float(rng.uniform(0.16, 0.2))
+        height = float(rng.uniform(1.5, 1.9)) * scale * 1.4
+        occluder_color = c.pick(rng, ["white", "gray", "black"])
+        occ = c.board(
+            f"{occluder_color}_board",
+            occluder_color,
+            (float(board_xy[0]), float(board_xy[1])),
+            (0.02, board_w, height),
+            heading,
+        )
+        sliver = float(rng.uniform(0.1, 0.3))
+        sign = float(rng.choice([-1.0, 1.0]))
+        lateral = board_w / 2 + scale * (sliver - 0.5)
+        t_xy = board_xy + fwd * (0.01 + scale / 2 + float(rng.uniform(0.06, 0.1))) + side * sign * lateral
+        target = c.make_object(
+            shape,
+            cols[0],
+            (float(t_xy[0]), float(t_xy[1])),
+            scale,
+            yaw=float(rng.uniform(0, 90)),
+            role="target",
+        )
+        placed = [
+            ((float(board_xy[0]), float(board_xy[1])), board_w / 2 + 0.02),
+            ((float(t_xy[0]), float(t_xy[1])), 0.06),
+        ]
+        extras = []
+        for col in cols[1:]:
+            (xy,) = c.scatter(rng, [0.05], placed=placed, gap=0.08)
+            placed.append((xy, 0.05))
+            extras.append(
+                c.make_object(
+                    c.pick(rng, SHAPES), col, xy, float(rng.uniform(0.045, 0.065)), role="distractor"
+                )
+            )
+        camera = c.orbit_pose(
+            (float(board_xy[0]), float(board_xy[1]), height / 2),
+            heading + 180 + float(rng.uniform(-3, 3)),
+            float(rng.uniform(3, 8)),
+            float(rng.uniform(0.5, 0.65)),
+        )
+        options = [shape, *c.pick(rng, [s for s in SHAPES if s != shape], 2)]
+        options = [options[int(i)] for i in rng.permutation(3)]
+        return TaskDraft(
+            scene=SceneSpec(objects=[occ, target, *extras], camera=camera),
+            text=(
+                f"What shape is the {cols[0]} object that is partly hidden behind the "
+                f"{occ.name.replace('_', ' ')}?"
+            ),
+            contract=c.option_contract(options, "Answer with the shape's name."),
+            guidance=(
+                "Only a sliver of the object shows past the board's edge. Move sideways past the "
+                "edge and turn back towards it, or rise above the board and look down, until the "
+                "whole object is in view. " + c.CAMERA_GUIDANCE
+            ),
+            metadata={"target": target.name, "occluder": occ.name},
+        )
+
+    def ground_truth(self, world: World, draft: TaskDraft) -> str:
+        return built_category(world, draft.metadata["target"])
+
+    def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        t = metadata["target"]
+        return [ViewEvidence(objects=[t], min_fraction=0.6, label=f"{t} mostly unoccluded")]

@@ -1,0 +1,124 @@
+"""Perceptual Grounding / View Hallucination: what is this object, really?
+
+Scene: one target object seen from a viewpoint where its silhouette matches another shape:
+straight from above (a cylinder, a ball and a cone all look like discs; a cube and a pyramid
+like squares) or straight from the side at its own height (a cube and an equally tall cylinder
+both look like squares; a cone and a pyramid both look like triangles). Two distractors stand
+elsewhere. The options are the true shape and the look-alike.
+
+Ground truth: the target's shape as built in the simulator (see Partial Occlusion).
+
+Decisive evidence (1 piece): a frame showing the target with at least half of its unoccluded
+pixel area, from a direction at least 35 deg away from the ambiguous one (vertical for the
+top-down case, the initial horizontal line of sight for the side case).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
+from eviseek.envs.tabletop.families.partial_occlusion import built_category
+from eviseek.envs.tabletop.scene import SceneSpec, rounded
+from eviseek.envs.tabletop.support import Evidence, ViewEvidence
+from eviseek.types import Pose
+
+# (view, true shape, look-alike). Sizes are chosen below so silhouettes match.
+CONFUSIONS: list[tuple[str, str, str]] = [
+    ("top", "cylinder", "ball"),
+    ("top", "ball", "cylinder"),
+    ("top", "cone", "cylinder"),
+    ("top", "cylinder", "cone"),
+    ("top", "pyramid", "cube"),
+    ("top", "cube", "pyramid"),
+    ("side", "cube", "cylinder"),
+    ("side", "cylinder", "cube"),
+    ("side", "cone", "pyramid"),
+    ("side", "pyramid", "cone"),
+]
+MIN_ANGLE = 35.0
+
+
+class Family(TaskFamily):
+    """View Hallucination."""
+
+    family = "Perceptual Grounding"
+    subcategory = "View Hallucination"
+    slug = "view_hallucination"
+
+    def generate(self, rng: np.random.Generator) -> TaskDraft:
+        view, shape, alike = CONFUSIONS[int(rng.integers(len(CONFUSIONS)))]
+        cols = c.colors(rng, 3)
+        xy = (float(rng.uniform(-0.15, 0.15)), float(rng.uniform(-0.1, 0.1)))
+        scale = float(rng.uniform(0.07, 0.09))
+        yaw = float(rng.uniform(0, 90))
+        heading = float(rng.uniform(0, 360))
+        if view == "side":
+            yaw = heading  # a square face (cube/pyramid) turned squarely to the camera
+        target = c.make_object(shape, cols[0], xy, scale, yaw=yaw, role="target")
+        if view == "side" and shape in ("cube", "cylinder"):
+            target = target.model_copy(
+                update={"size": rounded((scale, scale, scale)), "position": (xy[0], xy[1], c.r6(scale / 2))}
+            )
+        placed = [(xy, 0.08)]
+        extras = []
+        for col in cols[1:]:
+            (pxy,) = c.scatter(rng, [0.05], placed=placed, gap=0.15)
+            placed.append((pxy, 0.05))
+            extras.append(
+                c.make_object(c.pick(rng, ["cube", "ball", "cone"]), col, pxy, 0.05, role="distractor")
+            )
+        h = target.size[2]
+        if view == "top":
+            camera = Pose(
+                x=xy[0],
+                y=xy[1],
+                z=c.r6(h + float(rng.uniform(0.3, 0.4))),
+                yaw=c.r6(heading - 180),
+                pitch=-90.0,
+            )
+            axis = (0.0, 0.0, 1.0)
+        else:
+            dist = float(rng.uniform(0.45, 0.6))
+            eye = np.asarray(xy) - c.unit(heading) * dist
+            camera = Pose(
+                x=c.r6(eye[0]),
+                y=c.r6(eye[1]),
+                z=c.r6(h / 2),
+                yaw=c.r6((heading + 180.0) % 360.0 - 180.0),
+                pitch=0.0,
+            )
+            axis = (math.cos(math.radians(heading)), math.sin(math.radians(heading)), 0.0)
+        options = [shape, alike] if rng.integers(2) else [alike, shape]
+        return TaskDraft(
+            scene=SceneSpec(objects=[target, *extras], camera=camera),
+            text=(
+                f"What shape is the {cols[0]} object in the middle of your first view: "
+                f"a {options[0]} or a {options[1]}?"
+            ),
+            contract=c.option_contract(options, "Answer with the shape's name."),
+            guidance=(
+                "From one direction different shapes can have the same outline. Look at the object "
+                "from a clearly different angle (circle around it, or change your height and tilt) "
+                "while keeping it in view. " + c.CAMERA_GUIDANCE
+            ),
+            metadata={"target": target.name, "view": view, "axis": list(axis), "look_alike": alike},
+        )
+
+    def ground_truth(self, world: World, draft: TaskDraft) -> str:
+        return built_category(world, draft.metadata["target"])
+
+    def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        t = metadata["target"]
+        return [
+            ViewEvidence(
+                objects=[t],
+                axis=tuple(metadata["axis"]),  # type: ignore[arg-type]
+                min_angle=MIN_ANGLE,
+                label=f"{t} seen from a revealing angle",
+            )
+        ]
