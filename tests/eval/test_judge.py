@@ -268,3 +268,40 @@ def test_judge_with_scripted_model_and_missing_reference() -> None:
 def test_judge_run_needs_a_run_directory(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="run directory"):
         asyncio.run(judge_run(tmp_path, ScriptedModel([])))
+
+
+def test_judge_cli_against_a_local_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("eviseek.models.openai_compat", reason="the openai/ provider is not in this tree yet")
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+
+    run = tmp_path / "run"
+    run.mkdir()
+    q = _question("q_cli")
+    (run / "questions.jsonl").write_text(q.model_dump_json() + "\n")
+    _write_episode(run, "single-model", q, [solid(100, 80, (5, 5, 5))])
+    monkeypatch.setenv("JUDGE_KEY_FOR_TEST", "sk-secret-cli")
+    with OpenAITestServer(['{"reason": "ok", "grade": 1}']) as srv:
+        res = CliRunner().invoke(
+            app,
+            [
+                "judge",
+                str(run),
+                "--model",
+                "openai/j",
+                "--base-url",
+                srv.base_url,
+                "--api-key-env",
+                "JUDGE_KEY_FOR_TEST",
+            ],
+        )
+        assert res.exit_code == 0, res.output
+        assert "1 x 1" in res.output
+        assert srv.requests[-1]["headers"]["authorization"] == "Bearer sk-secret-cli"
+    assert "sk-secret-cli" not in res.output
+    assert load_support_grades(run)[("single-model", "q_cli")].grade == 1.0
+    missing = CliRunner().invoke(
+        app, ["judge", str(tmp_path / "nope"), "--model", "openai/j", "--base-url", "http://127.0.0.1:9/v1"]
+    )
+    assert missing.exit_code == 1 and "not found" in missing.output

@@ -26,6 +26,8 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
     ("eviseek.cli.eval", "eval_command", "eval", "Evaluate agents on a question set (resumable)."),
     ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its saved trajectories."),
+    ("eviseek.cli.report", "report", "report", "Write the paper's tables, figures and CSV from run directories."),
+    ("eviseek.cli.judge", "judge", "judge", "Grade answer-time visual support with an LLM judge (appendix B)."),
 ]
 
 

@@ -1,0 +1,64 @@
+"""``eviseek judge``: grade the visual support of a run's answers with an LLM judge.
+
+Grades go to ``RUN_DIR/support.jsonl`` (re-running resumes); ``eviseek report`` then shows the
+C/GW/P/N decomposition for episodes whose environment gave no exact support grade.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def judge(
+    run_dir: Path = typer.Argument(..., help="A run directory written by `eviseek eval`."),
+    model: str = typer.Option(..., "--model", "-m", help="Judge model, provider/name, e.g. openai/gpt-5.5"),
+    base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="Name of the environment variable holding the API key"
+    ),
+    agents: str | None = typer.Option(
+        None, "--agents", help="Comma-separated agents to grade (default: all)"
+    ),
+    concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Judge requests at once"),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Grade again episodes that already have a grade"
+    ),
+    save_inputs: bool = typer.Option(
+        True, "--save-inputs/--no-save-inputs", help="Keep the numbered images sent, under RUN_DIR/judge/"
+    ),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per judge request"),
+) -> None:
+    """Grade each episode's answer-time images 1 / 0.5 / 0 without showing the judge the prediction."""
+    import asyncio
+
+    from eviseek.cli.models import model_kwargs
+    from eviseek.errors import EviseekError
+    from eviseek.eval.judge import judge_run
+    from eviseek.models import get_model
+
+    chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
+    try:
+        m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
+        grades = asyncio.run(
+            judge_run(
+                run_dir,
+                m,
+                agents=chosen,
+                concurrency=concurrency,
+                overwrite=overwrite,
+                save_inputs=save_inputs,
+            )
+        )
+    except (EviseekError, FileNotFoundError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    graded = [g for g in grades if g.grade is not None]
+    failed = [g for g in grades if g.grade is None]
+    counts = {v: sum(1 for g in graded if g.grade == v) for v in (1.0, 0.5, 0.0)}
+    typer.echo(
+        f"graded {len(graded)} episode(s): {counts[1.0]} x 1, {counts[0.5]} x 0.5, {counts[0.0]} x 0"
+        + (f"; {len(failed)} without a usable grade (run again to retry)" if failed else "")
+    )
+    typer.echo(f"grades:  {Path(run_dir) / 'support.jsonl'}")

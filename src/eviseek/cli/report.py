@@ -1,0 +1,48 @@
+"""``eviseek report``: the paper's tables, figures and per-episode CSV from run directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def report(
+    run_dirs: list[Path] = typer.Argument(..., help="One or more run directories written by `eviseek eval`."),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Output folder (default RUN_DIR/report; required for several runs)."
+    ),
+    resamples: int = typer.Option(
+        200_000, "--resamples", min=1, help="Paired-bootstrap resamples per comparison."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the paired bootstrap."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    episodes: bool = typer.Option(
+        True, "--episodes/--no-episodes", help="Write one viewer page per episode and link to it."
+    ),
+) -> None:
+    """Write index.html (self-contained), report.md, results.csv and summary.json."""
+    from eviseek.errors import EviseekError
+    from eviseek.eval.report import build_report
+
+    if not 0.0 < confidence < 1.0:
+        typer.echo(f"error: --confidence must lie between 0 and 1 (e.g. 0.95), got {confidence}", err=True)
+        raise typer.Exit(1)
+    try:
+        files = build_report(
+            run_dirs, out, n_resamples=resamples, seed=seed, confidence=confidence, episodes=episodes
+        )
+    except (EviseekError, FileNotFoundError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    overall = next(r for r in files.data.accuracy if r.level == "overall")
+    for label, acc in overall.acc.items():
+        shown = "n/a" if acc is None else f"{acc:.1f}%"
+        typer.echo(f"{label:<40} accuracy {shown} over {overall.n[label]} questions")
+    for note in files.data.warnings:
+        typer.echo(f"note: {note}")
+    typer.echo(f"report:  {files.html}")
+    typer.echo(f"markdown: {files.markdown}")
+    typer.echo(f"csv:     {files.csv}")
+    if files.episode_pages:
+        typer.echo(f"episode pages: {len(files.episode_pages)} under {files.out_dir / 'episodes'}")

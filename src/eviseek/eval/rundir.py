@@ -1,0 +1,271 @@
+"""Read a run directory back for offline analysis: configuration, questions, results, support.
+
+Layout (written by ``eviseek eval``)::
+
+    RUN_DIR/run.json          the run configuration (agents in order, model, dataset, ...)
+    RUN_DIR/questions.jsonl   the Question records evaluated: the denominators
+    RUN_DIR/results.sqlite    one row per finished (agent, question_id)
+    RUN_DIR/episodes/<agent>/<question_id>/trajectory.json
+    RUN_DIR/support.jsonl     visual-support grades from ``eviseek judge`` (optional)
+
+Results come from ``results.sqlite`` when present, otherwise from the ``result`` saved in each
+trajectory (both are written by the runner; the trajectories alone are enough to rebuild
+everything). An answer that was never scored is scored here with :mod:`eviseek.answers`. A
+support grade saved with the result (exact, from the environment) wins over a judge grade.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eviseek.eval.judge import load_support_grades
+from eviseek.eval.metrics import NO_FAMILY, NO_SUBCATEGORY, QuestionKey, SystemResults
+from eviseek.types import EpisodeResult, Question
+
+QUESTIONS_FILE = "questions.jsonl"
+RUN_FILE = "run.json"
+STORE_FILE = "results.sqlite"
+EPISODES_DIR = "episodes"
+
+
+@dataclass
+class RunData:
+    """One run directory, loaded."""
+
+    path: Path
+    config: dict[str, Any]
+    model: str
+    agents: list[str]
+    """Agents in the order the run listed them (then any others found, in order of appearance)."""
+    questions: list[Question]
+    results: dict[str, dict[str, EpisodeResult]]
+    """Results per agent, keyed by question id."""
+    episode_dirs: dict[tuple[str, str], Path] = field(default_factory=dict)
+    """(agent, question_id) -> the episode's folder, for the episodes that have one."""
+    support_sources: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per agent: how many results took their support from the environment, from the judge
+    (``support.jsonl``), or have none."""
+    warnings: list[str] = field(default_factory=list)
+    label: str = ""
+
+    def question_keys(self) -> list[QuestionKey]:
+        """The metrics view of the question list (empty family/subcategory get a placeholder)."""
+        return [
+            QuestionKey(id=q.id, family=q.family or NO_FAMILY, subcategory=q.subcategory or NO_SUBCATEGORY)
+            for q in self.questions
+        ]
+
+
+def _read_config(run: Path) -> dict[str, Any]:
+    path = run / RUN_FILE
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{run} is not a run directory: {RUN_FILE} is missing (run `eviseek eval --out {run}` first)"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must hold a JSON object (the run configuration)")
+    return data
+
+
+def _read_questions(run: Path) -> list[Question] | None:
+    path = run / QUESTIONS_FILE
+    if not path.exists():
+        return None
+    out: list[Question] = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(Question.model_validate_json(line))
+            except ValueError as exc:
+                raise ValueError(f"{path}:{lineno}: not a Question record ({exc})") from exc
+    return out
+
+
+def _trajectory_results(run: Path) -> tuple[list[EpisodeResult], dict[tuple[str, str], Path]]:
+    """Results saved inside trajectories; reads only the small fields, not the whole record."""
+    results: list[EpisodeResult] = []
+    dirs: dict[tuple[str, str], Path] = {}
+    root = run / EPISODES_DIR
+    if not root.is_dir():
+        return results, dirs
+    for path in sorted(root.rglob("trajectory.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        key = (str(data.get("agent", "")), str(data.get("question_id", "")))
+        dirs[key] = path.parent
+        if data.get("result") is not None:
+            results.append(EpisodeResult.model_validate(data["result"]))
+    return results, dirs
+
+
+def _store_results(run: Path) -> list[EpisodeResult] | None:
+    if not (run / STORE_FILE).exists():
+        return None
+    try:
+        from eviseek.eval.store import load_results
+    except ImportError:  # pragma: no cover - the store ships with eviseek; kept for partial trees
+        return None
+    return load_results(run)
+
+
+def _episode_dir(run: Path, agent: str, qid: str) -> Path:
+    try:
+        from eviseek.eval.store import episode_dir
+
+        return Path(episode_dir(run, agent, qid))
+    except ImportError:  # pragma: no cover
+        return run / EPISODES_DIR / agent / qid
+
+
+def _rescore(result: EpisodeResult, question: Question | None) -> bool:
+    """Score an unscored answer in place; True if it was scored here."""
+    if result.correct is not None or result.error is not None or question is None:
+        return False
+    if question.ground_truth is None:
+        return False
+    raw = result.raw_answer if result.raw_answer is not None else result.answer
+    if raw is None:
+        return False
+    from eviseek.answers import score_answer
+
+    verdict = score_answer(question, raw)
+    result.answer, result.correct, result.score = verdict.answer, verdict.correct, verdict.score
+    return True
+
+
+def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
+    """Load everything the report needs from one run directory."""
+    run = Path(run_dir)
+    if not run.is_dir():
+        raise FileNotFoundError(f"run directory {run} does not exist")
+    config = _read_config(run)
+    warnings: list[str] = []
+
+    stored = _store_results(run)
+    traj_results, dirs = _trajectory_results(run)
+    results_list = stored if stored is not None else traj_results
+    if stored is None and traj_results:
+        warnings.append(f"{run.name}: no {STORE_FILE}; results read from the saved trajectories")
+    if not results_list:
+        raise ValueError(
+            f"{run} has no finished episodes: neither {STORE_FILE} nor any "
+            f"{EPISODES_DIR}/<agent>/<question_id>/trajectory.json with a result"
+        )
+
+    questions = _read_questions(run)
+    if questions is None:
+        warnings.append(
+            f"{run.name}: {QUESTIONS_FILE} is missing; each agent is scored on the episodes it "
+            "recorded, so missing episodes cannot count as incorrect"
+        )
+        seen: dict[str, Question] = {}
+        for r in results_list:
+            seen.setdefault(
+                r.question_id,
+                Question(
+                    id=r.question_id,
+                    text="",
+                    family=r.family,
+                    subcategory=r.subcategory,
+                    ground_truth=r.ground_truth,
+                ),
+            )
+        questions = list(seen.values())
+    by_id = {q.id: q for q in questions}
+
+    listed = [str(a) for a in config.get("agents", []) if isinstance(a, str)]
+    agents = list(dict.fromkeys(listed + [r.agent for r in results_list]))
+    results: dict[str, dict[str, EpisodeResult]] = {a: {} for a in agents}
+    grades = load_support_grades(run)
+    sources = {a: {"environment": 0, "judge": 0, "none": 0} for a in agents}
+    rescored = 0
+    strangers: set[str] = set()
+    for r in results_list:
+        r = r.model_copy(deep=True)
+        if r.question_id not in by_id:
+            strangers.add(r.question_id)
+            continue
+        rescored += _rescore(r, by_id.get(r.question_id))
+        if r.support is not None:
+            sources[r.agent]["environment"] += 1
+        else:
+            grade = grades.get((r.agent, r.question_id))
+            if grade is not None and grade.grade is not None:
+                r.support = grade.grade
+                sources[r.agent]["judge"] += 1
+            else:
+                sources[r.agent]["none"] += 1
+        results[r.agent][r.question_id] = r
+    if strangers:
+        warnings.append(
+            f"{run.name}: {len(strangers)} result(s) for questions not in {QUESTIONS_FILE} were left out "
+            f"(e.g. {sorted(strangers)[:3]})"
+        )
+    if rescored:
+        warnings.append(f"{run.name}: {rescored} unscored answer(s) were scored offline with eviseek.answers")
+
+    for agent in agents:
+        for qid in results[agent]:
+            d = dirs.get((agent, qid)) or _episode_dir(run, agent, qid)
+            if (d / "trajectory.json").exists():
+                dirs[(agent, qid)] = d
+    model = str(
+        config.get("model") or next((r.model for r in results_list if r.model), "") or "unknown model"
+    )
+    return RunData(
+        path=run,
+        config=config,
+        model=model,
+        agents=agents,
+        questions=questions,
+        results=results,
+        episode_dirs={k: v for k, v in dirs.items() if k[0] in results and k[1] in by_id},
+        support_sources=sources,
+        warnings=warnings,
+        label=label,
+    )
+
+
+def run_labels(runs: list[RunData]) -> list[str]:
+    """Short distinct labels: the model name when models differ, else the folder name."""
+    names = [r.model.split("/", 1)[-1] for r in runs]
+    if len(set(names)) != len(names):
+        names = [r.path.resolve().name for r in runs]
+    if len(set(names)) != len(names):
+        names = [f"{n} ({i + 1})" for i, n in enumerate(names)]
+    return names
+
+
+def safe_component(name: str) -> str:
+    """A file-name-safe form of a label (for per-run folders in multi-run reports)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "run"
+
+
+def systems_of(runs: list[RunData]) -> list[SystemResults]:
+    """One :class:`SystemResults` per (run, agent); labels carry the run only when there are several."""
+    if len(runs) > 1 or any(not r.label for r in runs):
+        for run, lab in zip(runs, run_labels(runs), strict=True):
+            run.label = run.label or lab
+    out: list[SystemResults] = []
+    for run in runs:
+        keys = run.question_keys()
+        for agent in run.agents:
+            label = agent if len(runs) == 1 else f"{run.label} / {agent}"
+            out.append(
+                SystemResults(
+                    label=label,
+                    agent=agent,
+                    questions=keys,
+                    results=run.results[agent],
+                    model=run.model,
+                    run=run.label,
+                )
+            )
+    return out
