@@ -378,6 +378,17 @@ async def test_concurrency_limit_per_base_url_is_honoured() -> None:
         assert srv.max_in_flight > 3  # the limit above was the semaphore, not the server
 
 
+async def test_models_sharing_a_base_url_share_one_limit(caplog: pytest.LogCaptureFixture) -> None:
+    with OpenAITestServer(lambda body: ServerReply(text="ok", delay_s=0.15)) as srv:
+        first = _model(srv, max_concurrency=2)
+        second = _model(srv, max_concurrency=5)
+        with caplog.at_level(logging.WARNING, logger="eviseek.models.openai"):
+            await asyncio.gather(*[m.generate(_ask()) for m in (first, second) * 3])
+    assert srv.max_in_flight == 2
+    warnings = [r.getMessage() for r in caplog.records if "concurrency limit 5" in r.getMessage()]
+    assert len(warnings) == 1  # said once, not on every call
+
+
 # -- keys and configuration --------------------------------------------------------------------
 
 

@@ -170,13 +170,18 @@ _SEMAPHORES: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+_WARNED_LIMITS: set[tuple[str, int]] = set()
+
+
 def _semaphore(base_url: str, limit: int) -> asyncio.Semaphore:
+    """The process-wide semaphore for ``base_url``; the first model to ask sets its limit."""
     loop = asyncio.get_running_loop()
     per_loop = _SEMAPHORES.setdefault(loop, {})
     if base_url not in per_loop:
         per_loop[base_url] = (limit, asyncio.Semaphore(limit))
     existing, sem = per_loop[base_url]
-    if existing != limit:
+    if existing != limit and (base_url, limit) not in _WARNED_LIMITS:
+        _WARNED_LIMITS.add((base_url, limit))
         logger.warning(
             "concurrency limit %d for %s ignored: another model already set it to %d in this process",
             limit,
