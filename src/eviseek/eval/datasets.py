@@ -39,8 +39,10 @@ def register_dataset(name: str, loader: SplitLoader) -> None:
 def _tabletop(split: str) -> list[Question]:
     from eviseek._lazy import require
 
-    module = require("eviseek.envs.tabletop", "sim", "the tabletop question splits")
-    questions: list[Question] = module.load_split(split)
+    require("pybullet", "sim", "the tabletop question splits")
+    from eviseek.envs.tabletop import load_split
+
+    questions: list[Question] = load_split(split)
     return questions
 
 

@@ -349,7 +349,7 @@ async def evaluate(
                 bool(redo),
                 _Breaker(limit),
             )
-            summary = summarize(store.results())
+            summary = summarize(store.results(), config.agents)
     return EvalOutcome(
         run_dir=run_dir,
         total=total,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -148,13 +148,18 @@ def _total(values: Iterable[int | None]) -> int | None:
     return sum(known) if known else None
 
 
-def summarize(results: Iterable[EpisodeResult]) -> RunSummary:
-    """Accuracy overall and per family and subcategory, failures, support and mean costs."""
+def summarize(results: Iterable[EpisodeResult], agents: Sequence[str] = ()) -> RunSummary:
+    """Accuracy overall and per family and subcategory, failures, support and mean costs.
+
+    Agents come in the order of ``agents`` (the run's order), then any others by name.
+    """
     by_agent: dict[str, list[EpisodeResult]] = defaultdict(list)
     for r in results:
         by_agent[r.agent].append(r)
+    order = [a for a in agents if a in by_agent] + sorted(a for a in by_agent if a not in agents)
     out = []
-    for agent, rows in by_agent.items():
+    for agent in order:
+        rows = by_agent[agent]
         fam: dict[str, list[EpisodeResult]] = defaultdict(list)
         sub: dict[str, list[EpisodeResult]] = defaultdict(list)
         for r in rows:
@@ -206,6 +211,7 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
     Nothing is re-run and nothing is written. The store decides which episodes finished
     (a trajectory without a row belongs to an attempt that was killed before its commit).
     """
+    from eviseek.eval.config import load_config
     from eviseek.eval.datasets import QUESTIONS_FILE, read_questions
     from eviseek.eval.store import ResultsStore, episode_dir
 
@@ -213,6 +219,7 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
     qfile = run_dir / QUESTIONS_FILE
     if not qfile.exists():
         raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
+    agents = load_config(run_dir).agents
     questions = {q.id: q for q in read_questions(qfile)}
     with ResultsStore(run_dir, create=False) as store:
         stored = store.results()
@@ -235,4 +242,4 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
         if (new.answer, new.correct, new.score) != (row.answer, row.correct, row.score):
             changed.append(key)
         results.append(new)
-    return RescoredRun(results=results, summary=summarize(results), changed=changed, missing=missing)
+    return RescoredRun(results=results, summary=summarize(results, agents), changed=changed, missing=missing)

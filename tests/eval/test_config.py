@@ -1,0 +1,61 @@
+"""Run configurations: which settings may change on resume, and what is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from eviseek.errors import ConfigError
+from eviseek.eval.config import RunConfig, check_resumable, config_differences, load_config, save_config
+
+
+def _cfg(**kw: object) -> RunConfig:
+    base: dict[str, object] = {
+        "agents": ["passive", "eviseek"],
+        "model": "scripted/echo",
+        "dataset": "d.jsonl",
+    }
+    base.update(kw)
+    return RunConfig.model_validate(base)
+
+
+def test_execution_settings_may_differ() -> None:
+    a = _cfg(concurrency=4, timeout_s=60, backend="local", base_url="http://a/v1")
+    b = _cfg(concurrency=32, timeout_s=900, backend="ray", base_url="http://b/v1", env_workers=0)
+    assert config_differences(a, b) == []
+    check_resumable(a, b, "RUN")
+
+
+def test_each_result_setting_is_named() -> None:
+    a = _cfg(budget=30, seed=0)
+    b = _cfg(budget=20, seed=1, model="openai/gpt-4o-mini")
+    with pytest.raises(ConfigError) as err:
+        check_resumable(a, b, "RUN")
+    text = str(err.value)
+    assert "budget: the run directory has 30, this command asks for 20" in text
+    assert "seed: the run directory has 0, this command asks for 1" in text
+    assert "model:" in text and "dataset" not in text and "new --out" in text
+
+
+def test_bad_settings_are_refused_with_reasons() -> None:
+    with pytest.raises(ValidationError, match="listed twice"):
+        _cfg(agents=["passive", "passive"])
+    with pytest.raises(ValidationError, match="at least one agent"):
+        _cfg(agents=[" "])
+    with pytest.raises(ValidationError, match="api-key-env"):
+        _cfg(model_args={"api_key": "sk-secret"})
+    with pytest.raises(ValidationError, match="concurrency"):
+        _cfg(concurrency=0)
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    cfg = _cfg(limit=5, model_args={"delay_s": 0.1})
+    save_config(cfg, tmp_path)
+    assert load_config(tmp_path) == cfg
+    (tmp_path / "run.json").write_text("{not json")
+    with pytest.raises(ConfigError, match="not a valid run configuration"):
+        load_config(tmp_path)
+    with pytest.raises(ConfigError, match=r"run\.json is missing"):
+        load_config(tmp_path / "nowhere")

@@ -1,0 +1,164 @@
+"""The evaluation runner in-process: failures, timeouts, resume, worker processes, re-scoring."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from eviseek.errors import ConfigError, EviseekError
+from eviseek.eval.config import RunConfig
+from eviseek.eval.runner import episode_seed, evaluate, run_eval
+from eviseek.eval.scoring import rescore_run, summarize
+from eviseek.eval.store import ResultsStore, episode_dir, load_results
+from eviseek.types import Trajectory
+from tests.eval import toy_plugin
+from tests.eval.toy_plugin import make_questions, write_questions_jsonl
+
+PLUGIN = str(Path(toy_plugin.__file__).resolve())
+
+
+def _config(dataset: Path, **kw: object) -> RunConfig:
+    base: dict[str, object] = {
+        "agents": ["toy-seeker", "toy-passive"],
+        "model": "toy/oracle",
+        "dataset": str(dataset),
+        "env_workers": 0,
+        "concurrency": 4,
+        "timeout_s": 5.0,
+        "plugins": [PLUGIN],
+    }
+    base.update(kw)
+    return RunConfig.model_validate(base)
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    special = {
+        "q002": {"agent_crash": True},
+        "q004": {"scene": {"env_crash": True}},
+        "q006": {"hang": True},
+    }
+    return write_questions_jsonl(tmp_path / "questions.jsonl", make_questions(10, special=special))
+
+
+def test_failures_are_recorded_and_the_run_goes_on(tmp_path: Path, dataset: Path) -> None:
+    run = tmp_path / "run"
+    out = run_eval(_config(dataset, timeout_s=0.5), run, progress=False)
+    assert (out.total, out.ran, out.skipped) == (20, 20, 0)
+    rows = {(r.agent, r.question_id): r for r in load_results(run)}
+    assert len(rows) == 20
+    assert rows[("toy-seeker", "q002")].error == "RuntimeError: agent bug on q002"
+    assert rows[("toy-seeker", "q004")].error == "RuntimeError: simulated simulator crash"
+    assert rows[("toy-passive", "q004")].error is None  # the passive agent never steps
+    assert rows[("toy-seeker", "q006")].error == "timed out after 0.5s"
+    failed = [k for k, r in rows.items() if r.error]
+    assert len(failed) == out.failed == 5
+    assert all(rows[k].correct is False and rows[k].score == 0.0 for k in failed)
+    # Every other seeker episode found the colour, answered right and showed it (support 1).
+    ok = [r for (a, _), r in rows.items() if a == "toy-seeker" and not r.error]
+    assert len(ok) == 7 and all(r.correct and r.support == 1.0 and r.steps >= 1 for r in ok)
+    # A failed episode still has a trajectory saying why, with the traceback.
+    traj = Trajectory.load(episode_dir(run, "toy-seeker", "q002"))
+    assert traj.events[0].kind == "episode_failed" and "agent bug" in traj.events[0].data["traceback"]
+    assert json.loads((run / "run.json").read_text())["questions_sha256"]
+    assert out.summary.agent("toy-seeker").failed == 3
+
+
+def test_rerun_skips_finished_episodes_and_retry_failed_reruns_only_failures(
+    tmp_path: Path, dataset: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "run"
+    log = tmp_path / "episodes.log"
+    monkeypatch.setenv("TOY_EPISODE_LOG", str(log))
+    cfg = _config(dataset, timeout_s=0.5, agents=["toy-seeker"])
+    run_eval(cfg, run, progress=False)
+    assert len(log.read_text().splitlines()) == 10
+    again = run_eval(cfg.model_copy(update={"concurrency": 2}), run, progress=False)
+    assert (again.ran, again.skipped) == (0, 10)
+    assert len(log.read_text().splitlines()) == 10  # nothing ran twice
+    retried = run_eval(cfg, run, progress=False, retry_failed=True)
+    assert retried.ran == 3
+    started = [line.split()[2] for line in log.read_text().splitlines()[10:]]
+    assert sorted(started) == ["q002", "q004", "q006"]
+    assert len(load_results(run)) == 10
+
+
+def test_offline_rescoring_gives_the_live_numbers(tmp_path: Path, dataset: Path) -> None:
+    run = tmp_path / "run"
+    live = run_eval(_config(dataset, timeout_s=0.5), run, progress=False)
+    offline = rescore_run(run)
+    assert offline.changed == [] and offline.missing == []
+    assert offline.summary == live.summary
+    assert offline.results == load_results(run)
+    seeker = offline.summary.agent("toy-seeker")
+    assert seeker.overall.n == 10 and seeker.overall.correct == 7
+    assert set(seeker.families) == {"colour", "shade"}
+    assert sum(g.n for g in seeker.subcategories.values()) == 10
+    assert seeker.cost.calls == pytest.approx(0.7) and seeker.cost.images_in_answer == pytest.approx(0.7)
+    # A changed verdict (as after a scorer change) is found and reported, not hidden.
+    path = episode_dir(run, "toy-passive", "q000") / "trajectory.json"
+    traj = Trajectory.load(path.parent)
+    assert traj.result is not None
+    traj.result.raw_answer = "(B)"  # option letter B = green, the ground truth of q000
+    path.write_text(traj.model_dump_json())
+    changed = rescore_run(run)
+    assert changed.changed == ["toy-passive/q000"]
+    passive = changed.summary.agent("toy-passive").overall
+    assert passive.correct == live.summary.agent("toy-passive").overall.correct + 1
+
+
+def test_resume_with_other_settings_is_refused(tmp_path: Path, dataset: Path) -> None:
+    run = tmp_path / "run"
+    run_eval(_config(dataset, timeout_s=0.5, limit=3), run, progress=False)
+    with pytest.raises(ConfigError, match=r"limit: the run directory has 3, this command asks for 4"):
+        run_eval(_config(dataset, limit=4), run, progress=False)
+    # The same dataset name with different contents is refused too.
+    write_questions_jsonl(dataset, make_questions(3, families=("other",)))
+    with pytest.raises(ConfigError, match="questions_sha256"):
+        run_eval(_config(dataset, limit=3), run, progress=False)
+
+
+async def test_environments_in_worker_processes(tmp_path: Path, dataset: Path) -> None:
+    run = tmp_path / "run"
+    cfg = _config(dataset, env_workers=2, timeout_s=3.0, agents=["toy-seeker"], limit=6)
+    out = await evaluate(cfg, run, progress=False)
+    rows = {r.question_id: r for r in load_results(run)}
+    assert out.ran == 6 and len(rows) == 6
+    assert rows["q004"].error is not None and "simulated simulator crash" in rows["q004"].error
+    good = [r for r in rows.values() if r.error is None]
+    assert len(good) == 4 and all(r.correct and r.support == 1.0 for r in good)
+
+
+async def test_unknown_environment_stops_the_run_before_any_episode(tmp_path: Path, dataset: Path) -> None:
+    qs = make_questions(2)
+    qs[1].env_id = "toy/Missing-v0"
+    with pytest.raises(ConfigError, match="'toy/Missing-v0', which is not registered"):
+        await evaluate(_config(dataset), tmp_path / "run", questions=qs, progress=False)
+
+
+async def test_a_run_of_failures_stops_early(tmp_path: Path) -> None:
+    special = {f"q{i:03d}": {"agent_crash": True} for i in range(12)}
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(12, special=special))
+    with pytest.raises(EviseekError, match=r"5 episodes in a row failed.*--retry-failed"):
+        await evaluate(_config(data, concurrency=1), tmp_path / "run", progress=False, max_failure_streak=5)
+    with ResultsStore(tmp_path / "run") as store:
+        assert len(store) == 5
+
+
+def test_episode_seed_is_per_question_and_stable() -> None:
+    assert episode_seed(0, "q1") == episode_seed(0, "q1") != episode_seed(1, "q1")
+    assert episode_seed(0, "q1") != episode_seed(0, "q2")
+
+
+def test_summary_weights_questions_not_families() -> None:
+    from eviseek.types import EpisodeResult
+
+    rows = [
+        EpisodeResult(question_id=f"a{i}", agent="x", family="A", correct=True, score=1.0) for i in range(3)
+    ]
+    rows.append(EpisodeResult(question_id="b", agent="x", family="B", correct=False, score=0.0))
+    s = summarize(rows).agent("x")
+    assert s.overall.accuracy == pytest.approx(0.75)
+    assert s.families["A"].accuracy == 1.0 and s.families["B"].accuracy == 0.0
