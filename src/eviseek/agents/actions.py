@@ -141,6 +141,21 @@ def parse_action(value: Any, legal: list[ActionSpec]) -> tuple[Action | None, st
             )
             values = _split_free_args(spec, rest) if spec.params else []
             return Action(name=spec.name, args=_positional(spec, values)), None
+    # Names split around their arguments: "put red cube on blue box" for put_on.
+    words = [w.lower() for w in re.split(r"[\s_]+", text) if w]
+    for spec in sorted(legal, key=lambda s: len(s.name), reverse=True):
+        parts = spec.name.split("_")
+        if not spec.params or len(parts) < 2 or not words or words[0] != parts[0]:
+            continue
+        pos = 1
+        for part in parts[1:]:
+            try:
+                pos = words.index(part, pos) + 1
+            except ValueError:
+                break
+        else:
+            rest = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
+            return Action(name=spec.name, args=_positional(spec, _split_free_args(spec, rest))), None
     return None, f"unknown action {text[:60]!r}"
 
 

@@ -275,7 +275,8 @@ class EviSeekAgent:
                 data={"intent": decision.intent, "args": decision.args},
             )
             record["aborted"] = why
-            memory.add(f"{decision.intent} {decision.args or ''} was rejected: {why}")
+            args_text = f" {decision.args}" if decision.args else ""
+            memory.add(f"{decision.intent}{args_text} was rejected: {why}")
             return
         record["intent"] = compiled.name
         record["notes"] = compiled.notes

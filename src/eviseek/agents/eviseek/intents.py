@@ -55,7 +55,8 @@ class IntentSpec(BaseModel):
                 rng = f"{p.minimum:g}..{p.maximum:g}"
             else:
                 rng = "text"
-            default = "" if p.default is None else f", default {p.default}"
+            shown = f"{p.default:g}" if isinstance(p.default, float) else p.default
+            default = "" if p.default is None else f", default {shown}"
             bits.append(f"{p.name}: {rng}{default}")
         args = f" args {{{'; '.join(bits)}}}" if bits else ""
         how = f" [{self.compiles_to}]" if self.compiles_to else ""
@@ -277,7 +278,10 @@ class IntentLibrary:
         spec = self._by_name.get(normalize_intent_name(name))
         if spec is None:
             return None, f"unknown intent {name!r}; offered: {', '.join(self.names())}"
-        target = str(args.pop("target", "") or target or "").strip()
+        if spec.kind == "viewpoint":
+            target = str(args.pop("target", "") or target or "").strip()
+        else:  # a manipulation's "target" argument is the object acted on, not a tracked target
+            target = str(target or "").strip()
         notes: list[str] = []
         if spec.kind in ("manipulation", "atomic"):
             actions, why = self._compile_atomic(spec, args)
