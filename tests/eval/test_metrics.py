@@ -39,6 +39,10 @@ def test_outcome_rules_count_every_non_answer_as_incorrect() -> None:
     assert (no_answer.status, no_answer.correct) == ("no_answer", False)
     unscored = outcome_of(q, _r(0, None))
     assert (unscored.status, unscored.correct) == ("unscored", False)
+    # Died before answering: no answer-time images, so support is 0 rather than unknown.
+    assert outcome_of(q, _r(0, None, answer=None, error="crash", images_in_answer=0)).support == 0.0
+    assert outcome_of(q, _r(0, None, answer=None, error="crash", images_in_answer=2)).support is None
+    assert outcome_of(q, None).support is None
     ok = outcome_of(q, _r(0, True, support=0.5))
     assert (ok.status, ok.correct, ok.support) == ("answered", True, 0.5)
     with pytest.raises(ValueError, match="outside"):

@@ -185,7 +185,7 @@ def test_judge_grades_fill_missing_support_and_unscored_answers_are_scored(tmp_p
     assert data.results["eviseek"]["q001"].correct is True
     assert data.results["eviseek"]["q001"].answer == "right"
     assert any("scored offline" in w for w in data.warnings)
-    assert data.support_sources["eviseek"] == {"environment": 0, "judge": 3, "none": 5}
+    assert data.support_sources["eviseek"] == {"environment": 0, "judge": 3, "empty": 0, "none": 5}
     files = build_report([run], n_resamples=500, episodes=False)
     d = next(r for r in files.data.support if r.level == "overall").parts["eviseek"]
     assert (d.n, d.n_graded) == (8, 3)
@@ -228,3 +228,42 @@ def test_report_cli(run_one: Path, tmp_path: Path) -> None:
     bad = runner.invoke(app, ["report", str(tmp_path / "missing")])
     assert bad.exit_code == 1
     assert "does not exist" in bad.output
+
+
+def test_report_of_a_real_eval_run_matches_the_live_summary(tmp_path: Path) -> None:
+    runner_mod = pytest.importorskip("eviseek.eval.runner")
+    from eviseek.eval.config import RunConfig
+
+    from . import toy_plugin
+
+    special = {"q002": {"agent_crash": True}, "q004": {"scene": {"env_crash": True}}}
+    data = toy_plugin.write_questions_jsonl(
+        tmp_path / "q.jsonl", toy_plugin.make_questions(10, special=special)
+    )
+    config = RunConfig.model_validate(
+        {
+            "agents": ["toy-seeker", "toy-passive"],
+            "model": "toy/oracle",
+            "dataset": str(data),
+            "env_workers": 0,
+            "concurrency": 4,
+            "timeout_s": 5.0,
+            "plugins": [str(Path(toy_plugin.__file__).resolve())],
+        }
+    )
+    run = tmp_path / "run"
+    live = runner_mod.run_eval(config, run, progress=False)
+    files = build_report([run], n_resamples=1_000)
+    overall = next(r for r in files.data.accuracy if r.level == "overall")
+    for agent in ("toy-seeker", "toy-passive"):
+        summary = live.summary.agent(agent)
+        assert overall.n[agent] == summary.overall.n == 10
+        assert overall.acc[agent] == pytest.approx(100.0 * summary.overall.correct / summary.overall.n)
+        assert files.data.resources[agent].calls == pytest.approx(summary.cost.calls)
+    assert files.data.resources["toy-seeker"].n_failed == 2
+    # The toy environment grades support exactly, so the decomposition is complete.
+    parts = next(r for r in files.data.support if r.level == "overall").parts["toy-seeker"]
+    assert parts.complete and parts.C is not None
+    sources = load_run(run).support_sources["toy-seeker"]
+    assert sources["empty"] == 2 and sources["none"] == 0
+    assert len(files.episode_pages) == 20 or importlib.util.find_spec("eviseek.viewer") is None

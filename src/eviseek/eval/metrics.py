@@ -13,9 +13,10 @@ question's unit mass into four parts (Figure 2):
     P  = Acc - C                             correct without support
     N  = 100 - Acc - GW                      wrong without support
 
-Support that was never graded (``None``) is not zero: when some questions lack a grade the
-decomposition is computed over the graded ones and says so (``complete=False``); with no grade
-at all it is not available (``None``).
+A failed episode that never reached an answering call has no answer-time images, so its support
+is 0 by the protocol (not unknown). Support that was never graded (``None``) is not zero: when
+some questions lack a grade the decomposition is computed over the graded ones and says so
+(``complete=False``); with no grade at all it is not available (``None``).
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ def outcome_of(question: QuestionKey, result: EpisodeResult | None) -> Outcome:
         status, correct, support = "missing", False, None
     else:
         support = _check_support(result)
+        if support is None and result.error is not None and result.images_in_answer == 0:
+            # The episode died before any answering call: its answer-time image set is empty,
+            # which the protocol grades 0 (the judge does the same without being asked).
+            support = 0.0
         if result.error is not None:
             status, correct = "failed", False
         elif result.answer is None:

@@ -48,7 +48,8 @@ class RunData:
     """(agent, question_id) -> the episode's folder, for the episodes that have one."""
     support_sources: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per agent: how many results took their support from the environment, from the judge
-    (``support.jsonl``), or have none."""
+    (``support.jsonl``), had no answer-time image at all (a failed episode: support 0), or
+    have none."""
     warnings: list[str] = field(default_factory=list)
     label: str = ""
 
@@ -184,7 +185,7 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
     agents = list(dict.fromkeys(listed + [r.agent for r in results_list]))
     results: dict[str, dict[str, EpisodeResult]] = {a: {} for a in agents}
     grades = load_support_grades(run)
-    sources = {a: {"environment": 0, "judge": 0, "none": 0} for a in agents}
+    sources = {a: {"environment": 0, "judge": 0, "empty": 0, "none": 0} for a in agents}
     rescored = 0
     strangers: set[str] = set()
     for r in results_list:
@@ -200,6 +201,8 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
             if grade is not None and grade.grade is not None:
                 r.support = grade.grade
                 sources[r.agent]["judge"] += 1
+            elif r.error is not None and r.images_in_answer == 0:
+                sources[r.agent]["empty"] += 1  # graded 0 by the metrics: nothing was shown
             else:
                 sources[r.agent]["none"] += 1
         results[r.agent][r.question_id] = r

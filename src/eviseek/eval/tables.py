@@ -367,7 +367,8 @@ def status_table(
         caption="answered: a scored answer; no answer: nothing parseable; unscored: no verdict "
         "could be computed; failed: the episode raised; missing: never recorded. All but "
         "answered count as incorrect. Score: mean task score (soft for counting), in %. "
-        "Support: recorded episodes graded by the environment / by the judge / not graded.",
+        "Support: recorded episodes graded by the environment / by the judge / failed before "
+        "any answer-time image (support 0) / not graded.",
         columns=[
             "System",
             "Answered",
@@ -376,7 +377,7 @@ def status_table(
             "Failed",
             "Missing",
             "Score",
-            "Support (env/judge/none)",
+            "Support (env/judge/empty/none)",
         ],
     )
     for s in systems:
@@ -387,7 +388,7 @@ def status_table(
                 Cell(s.label, numeric=False),
                 *(Cell(str(c.get(k, 0))) for k in ("answered", "no_answer", "unscored", "failed", "missing")),
                 Cell(fmt(scores.get(s.label), 1)),
-                Cell(f"{src.get('environment', 0)}/{src.get('judge', 0)}/{src.get('none', 0)}"),
+                Cell("/".join(str(src.get(k, 0)) for k in ("environment", "judge", "empty", "none"))),
             ]
         )
     return t
