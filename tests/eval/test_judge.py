@@ -138,9 +138,9 @@ def _colour(pil, x: int, y: int) -> tuple[int, ...]:
 def test_judge_run_against_a_local_openai_server(tmp_path: Path) -> None:
     pytest.importorskip("eviseek.models.openai_compat", reason="the openai/ provider is not in this tree yet")
     run = tmp_path / "run"
-    red = solid(2000, 1000, (200, 0, 0))  # shrunk to fit 1365 wide
+    red = solid(1600, 800, (200, 0, 0))  # shrunk to fit 1365 wide
     green = solid(320, 240, (0, 200, 0))  # already fits: sent at its own size
-    blue = solid(800, 1600, (0, 0, 200))  # shrunk to fit 768 high
+    blue = solid(500, 1000, (0, 0, 200))  # shrunk to fit 768 high
     yellow = solid(640, 480, (200, 200, 0))
     qs = {
         "q_main": _question("q_main", ["left", "LEFT of it"]),
