@@ -290,6 +290,7 @@ async def run_eval(
     """Run (or resume) the evaluation described by ``cfg`` with ``model``; return the summary."""
     from eviseek.envs.base import as_async
     from eviseek.envs.image.env import DEFAULT_MAX_PIXELS, ImageZoomEnv
+    from eviseek.envs.image.zoom import ZoomSettings
     from eviseek.eval.store import ResultsStore, episode_dir
 
     run_dir = Path(out_dir)
@@ -329,7 +330,9 @@ async def run_eval(
                     update={"initial_image": Image(path=img.path, width=img.width, height=img.height)}
                 )
                 env = ImageZoomEnv(
-                    max_pixels=max_pixels, max_steps=agent.max_turns * agent.max_calls_per_turn
+                    max_pixels=max_pixels,
+                    max_steps=agent.max_turns * agent.max_calls_per_turn,
+                    zoom_settings=ZoomSettings(max_output_pixels=max_pixels),
                 )
                 try:
                     traj = await agent.run(as_async(env), local, model, seed=cfg.seed)

@@ -81,7 +81,12 @@ def eval_cmd(
             base_url=base_url,
             api_key_env=api_key_env,
         )
-        m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
+        kwargs = model_kwargs(model, base_url, api_key_env, timeout)
+        if model.startswith("openai/"):
+            # The env already caps the shown image; the provider must not shrink it again, or the
+            # model's box coordinates would refer to a frame the program does not know.
+            kwargs["max_pixels"] = max_pixels
+        m = get_model(model, **kwargs)
         summary = asyncio.run(run_eval(cfg, run_dir, m, on_episode=progress))
     except (EviseekError, FileNotFoundError) as exc:
         typer.echo(f"error: {exc}", err=True)
