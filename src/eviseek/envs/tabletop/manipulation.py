@@ -23,6 +23,11 @@ from eviseek.types import ActionSpec, Feedback
 DROP_CLEARANCE = 0.004
 """Gap left under an object placed by an action, so it settles onto its support instead of
 starting in penetration (which would make PyBullet push it away)."""
+PLACE_OFFSET = (0.003, 0.002)
+"""Metres off the exact target centre where objects are released. No hand is perfectly precise,
+and an exactly centred release can balance on a point (a cube on a ball) where a real one falls."""
+MIN_SETTLE_S = 0.75
+"""Simulated seconds always run after a placement, so slow instabilities show before judging."""
 LIFT_HEIGHT = 0.15
 """How far above the tallest object a held object hovers."""
 
@@ -201,9 +206,11 @@ class Manipulator:
         if self.held == obj:
             self.held = None
         offset = self._centre_offset(obj)
-        centre = np.array([xy[0], xy[1], bottom_z + self._half_z(obj) + DROP_CLEARANCE])
+        centre = np.array(
+            [xy[0] + PLACE_OFFSET[0], xy[1] + PLACE_OFFSET[1], bottom_z + self._half_z(obj) + DROP_CLEARANCE]
+        )
         self.sim.set_pose(obj, tuple(float(v) for v in centre + offset))
-        self.sim.settle()
+        self.sim.settle(min_seconds=MIN_SETTLE_S)
 
     def _put_on(self, obj: str, target: str) -> Feedback:
         if obj == target:

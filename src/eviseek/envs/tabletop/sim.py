@@ -431,14 +431,23 @@ class TabletopSim:
         for name in self.liquid_uid:
             self._place_liquid(name)
 
-    def settle(self, max_seconds: float = 3.0, lin_tol: float = 0.005, ang_tol: float = 0.05) -> float:
-        """Simulate until every dynamic object is at rest (or ``max_seconds``); return seconds used."""
+    def settle(
+        self,
+        max_seconds: float = 3.0,
+        lin_tol: float = 0.005,
+        ang_tol: float = 0.05,
+        min_seconds: float = 0.0,
+    ) -> float:
+        """Simulate at least ``min_seconds`` and then until every dynamic object is at rest (or
+        ``max_seconds``); return the simulated seconds."""
         chunk = SIM_HZ // 10
         used = 0
         movers = [self.uid[o.name] for o in self.spec.objects if o.mass > 0 and o.name not in self.holds]
         while used < max_seconds * SIM_HZ:
             self.step(chunk)
             used += chunk
+            if used < min_seconds * SIM_HZ:
+                continue
             resting = True
             for uid in movers:
                 lin, ang = self.p.getBaseVelocity(uid, physicsClientId=self.client)

@@ -1,0 +1,151 @@
+"""The environment: reset, stepping, budget, bad actions, privileged data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eviseek.envs
+from eviseek.envs.tabletop import PrivilegedAccessError, SceneSpec, TabletopEnv
+from eviseek.errors import EnvError
+from eviseek.types import Action
+
+from .conftest import hand_question, occlusion_scene
+
+
+def test_make_builds_the_env_and_reset_without_a_question_draws_one(env: TabletopEnv) -> None:
+    made = eviseek.envs.make("eviseek/Tabletop-v0", width=96, height=72)
+    try:
+        obs, info = made.reset(seed=4)
+        assert obs.image.array().shape == (72, 96, 3) and obs.frame_id == 0
+        assert info["question_id"].startswith("tabletop-") and info["steps_left"] == 30
+    finally:
+        made.close()
+
+
+def test_frames_poses_and_buffers(env: TabletopEnv) -> None:
+    q = hand_question(
+        occlusion_scene(), "partial_occlusion", {"target": "red_cube", "occluder": "gray_board"}
+    )
+    obs, _ = env.reset(options={"question": q})
+    assert obs.pose == SceneSpec.model_validate(q.scene).camera
+    assert obs.depth is not None and obs.segmentation is not None
+    assert obs.depth.shape == obs.segmentation.shape == (240, 320)
+    # The board is 0.6 m ahead at the image centre: metric depth says so.
+    assert obs.depth[120, 160] == pytest.approx(0.59, abs=0.02)
+    res = env.step(Action(name="move_forward"))
+    assert res.observation.frame_id == 1 and res.feedback.success
+    assert res.observation.pose is not None and res.observation.pose.x == pytest.approx(-0.35)
+    assert "segmentation" not in res.observation.model_dump()  # privileged buffers never serialise
+
+
+def test_budget_truncates_at_the_limit_and_the_episode_then_stays_over() -> None:
+    env = TabletopEnv(max_steps=3, width=64, height=48)
+    try:
+        env.reset(
+            options={
+                "question": hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})
+            }
+        )
+        flags = [env.step(Action(name="turn_left")).truncated for _ in range(3)]
+        assert flags == [False, False, True]
+        after = env.step(Action(name="turn_left"))
+        assert after.truncated and not after.feedback.success and "over" in after.feedback.reason
+        assert after.observation.frame_id == 3  # no new frame once the episode is over
+    finally:
+        env.close()
+
+
+def test_stop_terminates(env: TabletopEnv) -> None:
+    env.reset(
+        options={"question": hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})}
+    )
+    res = env.step(Action(name="stop"))
+    assert res.terminated and not res.truncated and res.feedback.success
+
+
+def test_bad_actions_and_names_come_back_as_failed_feedback(env: TabletopEnv) -> None:
+    from eviseek.envs.tabletop import generate_questions
+
+    (q,) = generate_questions(1, 3, subcategories=["dimensional_size"], render_images=False)
+    env.reset(options={"question": q})
+    res = env.step(Action(name="fly_away"))
+    assert (
+        not res.feedback.success
+        and "legal actions" in res.feedback.reason
+        and "move_forward" in res.feedback.reason
+    )
+    res = env.step(Action(name="pick_up", args={"object": "golden_unicorn"}))
+    assert not res.feedback.success
+    for name in q.metadata["objects"]:
+        assert name in res.feedback.reason  # names the legal choices
+    res = env.step(Action(name="pick_up"))
+    assert not res.feedback.success and "object" in res.feedback.reason
+    # A family without manipulation rejects it as an unknown action.
+    env.reset(
+        options={"question": hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})}
+    )
+    assert not env.step(Action(name="pick_up", args={"object": "red_cube"})).feedback.success
+    assert env.steps_taken == 1  # bad actions still cost a step
+
+
+def test_legal_actions_list_camera_stop_and_the_family_manipulations(env: TabletopEnv) -> None:
+    from eviseek.envs.tabletop import generate_questions
+
+    (q,) = generate_questions(1, 3, subcategories=["dimensional_size"], render_images=False)
+    env.reset(options={"question": q})
+    specs = {s.name: s for s in env.legal_actions()}
+    assert {"move_forward", "turn_down", "stop", "pick_up", "put_back"} <= set(specs)
+    assert specs["pick_up"].choices["object"] == q.metadata["objects"]
+
+
+def test_step_before_reset_is_a_usage_error() -> None:
+    env = TabletopEnv()
+    with pytest.raises(EnvError, match="reset"):
+        env.step(Action(name="move_up"))
+
+
+def test_unprivileged_env_hides_masks_and_refuses_the_oracle() -> None:
+    env = TabletopEnv(privileged=False, width=64, height=48)
+    try:
+        obs, _ = env.reset(
+            options={
+                "question": hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})
+            }
+        )
+        assert obs.segmentation is None and obs.depth is None
+        with pytest.raises(PrivilegedAccessError):
+            env.visual_support([0])
+        with pytest.raises(PrivilegedAccessError):
+            _ = env.oracle.ground_truth
+    finally:
+        env.close()
+
+
+def test_oracle_can_be_replaced_so_tests_can_make_privileged_access_fail(env: TabletopEnv) -> None:
+    env.reset(
+        options={"question": hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})}
+    )
+
+    class Refuse:
+        def visual_support(self, frame_ids: list[int]) -> float:
+            raise RuntimeError("privileged access during the episode")
+
+    env.oracle = Refuse()  # type: ignore[assignment]
+    with pytest.raises(RuntimeError, match="privileged"):
+        env.visual_support([0])
+
+
+def test_non_tabletop_question_is_rejected_clearly(env: TabletopEnv) -> None:
+    from eviseek.types import Question
+
+    with pytest.raises(EnvError, match="not a tabletop question"):
+        env.reset(options={"question": Question(id="x", text="?", subcategory="Nope")})
+
+
+def test_same_question_renders_the_same_pixels_after_reuse(env: TabletopEnv) -> None:
+    q = hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})
+    a, _ = env.reset(options={"question": q})
+    env.step(Action(name="move_left"))
+    b, _ = env.reset(options={"question": q})
+    assert np.array_equal(a.image.array(), b.image.array())
