@@ -319,3 +319,22 @@ def test_conflicting_memory_switches_are_refused() -> None:
 
     with pytest.raises(ConfigError, match="at most one"):
         make_agent("eviseek:no_board+no_selective_retention")
+
+
+async def test_navigation_only_env_is_not_offered_orbit_rise_or_retreat(question: Question) -> None:
+    env = GridWorld(navigation_only=True)
+    script = standard_script(
+        seek=seek_by_subtask({1: [{"intent": "RISE_TOPDOWN"}, {"intent": "FACE", "args": {"degrees": 90}}]})
+    )
+    traj = await run(question, script, env=env)
+    assert traj.plan["intents"] == ["FACE", "APPROACH", "GOTO", "SWEEP"]
+    cfg, msgs = script.calls("seek")[0]
+    offered = [s["name"] for s in cfg.metadata["intents"]]
+    assert not {"ORBIT", "RISE_TOPDOWN", "RETREAT_WIDE"} & set(offered)
+    text = msgs[-1].text()
+    assert "ORBIT" not in text and "RISE_TOPDOWN" not in text and "RETREAT_WIDE" not in text
+    assert "30 degrees per turn" in text
+    # Asked anyway, RISE_TOPDOWN is a logged model mistake; FACE 90 takes three 30-degree turns.
+    assert any(e.kind == "invalid_intent" and "RISE_TOPDOWN" in e.message for e in traj.events)
+    assert [s.action.name for s in traj.steps] == ["turn_left"] * 3
+    assert traj.steps[-1].pose.yaw == 90  # type: ignore[union-attr]
