@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -120,15 +121,32 @@ def test_resume_with_other_settings_is_refused(tmp_path: Path, dataset: Path) ->
         run_eval(_config(dataset, limit=3), run, progress=False)
 
 
-async def test_environments_in_worker_processes(tmp_path: Path, dataset: Path) -> None:
+async def test_environments_in_worker_processes(tmp_path: Path) -> None:
+    special = {"q002": {"scene": {"env_crash": True}}, "q004": {"scene": {"env_exit": True}}}
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(8, special=special))
     run = tmp_path / "run"
-    cfg = _config(dataset, env_workers=2, timeout_s=3.0, agents=["toy-seeker"], limit=6)
+    cfg = _config(data, env_workers=2, timeout_s=30.0, agents=["toy-seeker"], concurrency=2)
     out = await evaluate(cfg, run, progress=False)
     rows = {r.question_id: r for r in load_results(run)}
-    assert out.ran == 6 and len(rows) == 6
-    assert rows["q004"].error is not None and "simulated simulator crash" in rows["q004"].error
-    good = [r for r in rows.values() if r.error is None]
-    assert len(good) == 4 and all(r.correct and r.support == 1.0 for r in good)
+    assert out.ran == 8 and len(rows) == 8
+    assert "simulated simulator crash" in str(rows["q002"].error)
+    # A worker that dies fails its episode with the reason; a fresh worker takes the next ones.
+    assert "exited with code 3 during toy/Reveal-v0.step" in str(rows["q004"].error)
+    others = [r for q, r in rows.items() if q not in ("q002", "q004")]
+    assert all(r.error is None and r.correct and r.support == 1.0 for r in others), others
+
+
+async def test_a_plugin_that_fails_in_the_workers_stops_the_run(
+    tmp_path: Path, dataset: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "bad_plugin.py"
+    bad.write_text(
+        "import os\nif os.getpid() != int(os.environ['PARENT_PID']):\n    raise ImportError('no sim')\n"
+    )
+    monkeypatch.setenv("PARENT_PID", str(os.getpid()))
+    cfg = _config(dataset, env_workers=1, plugins=[PLUGIN, str(bad)], limit=2)
+    with pytest.raises(ConfigError, match=r"could not import the plugins: ImportError\('no sim'\)"):
+        await evaluate(cfg, tmp_path / "run", progress=False)
 
 
 async def test_unknown_environment_stops_the_run_before_any_episode(tmp_path: Path, dataset: Path) -> None:

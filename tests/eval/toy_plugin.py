@@ -73,6 +73,8 @@ class RevealEnv:
         assert self.question is not None
         if self.question.scene.get("env_crash"):
             raise RuntimeError("simulated simulator crash")
+        if self.question.scene.get("env_exit"):
+            os._exit(3)  # a simulator that takes its whole process down (a segfault, say)
         if action.name != "look":
             return StepResult(
                 observation=self._obs(),

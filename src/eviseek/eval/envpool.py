@@ -31,6 +31,10 @@ from eviseek.envs.base import AsyncEnv, Env, ThreadedEnv
 from eviseek.errors import ConfigError, EnvError
 from eviseek.types import Action, ActionSpec, Observation, Question, StepResult
 
+_READY = -1
+"""Request id of the message a worker sends once it has imported everything."""
+STARTUP_TIMEOUT_S = 120.0
+
 # Calls a worker forwards; anything else is refused so a proxy cannot run arbitrary methods.
 _FORWARDED = ("reset", "step", "legal_actions", "visual_support")
 
@@ -198,7 +202,17 @@ def worker_main(conn: Any, plugins: list[str]) -> None:
     """Serve environment calls from the parent until told to stop or the connection closes."""
     from eviseek.envs.registry import make
 
-    import_plugins(plugins)
+    try:
+        import_plugins(plugins)
+    except BaseException as exc:
+        # Every episode would fail the same way: a usage problem that stops the run.
+        tb = traceback.format_exc()
+        conn.send(
+            (_READY, False, ConfigError(f"an environment worker could not import the plugins: {exc!r}\n{tb}"))
+        )
+        return
+    # Start-up (imports) can be slow on a busy machine; it must not count against call timeouts.
+    conn.send((_READY, True, os.getpid()))
     envs: dict[int, Env] = {}
     idle: dict[str, list[Env]] = {}
     while True:
@@ -266,6 +280,8 @@ class _Worker:
         finally:
             child.close()
         self.conn = Connection(parent.detach())
+        self.ready: asyncio.Future[Any] = loop.create_future()
+        self.ready.add_done_callback(lambda f: f.cancelled() or f.exception())
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self.active: dict[int, str] = {}  # req_id -> operation, for messages
         self.leases = 0
@@ -290,6 +306,14 @@ class _Worker:
 
     def _resolve(self, msg: tuple[int, bool, Any]) -> None:
         req_id, ok, value = msg
+        if req_id == _READY:
+            if self.ready.done():
+                return
+            if ok:
+                self.ready.set_result(value)
+            else:
+                self.ready.set_exception(value)
+            return
         fut = self.pending.pop(req_id, None)
         self.active.pop(req_id, None)
         if fut is None or fut.done():
@@ -305,6 +329,10 @@ class _Worker:
             code: int | None = self.process.wait(timeout=1.0)
         except Exception:
             code = None
+        if not self.ready.done():
+            self.ready.set_exception(
+                EnvError(f"environment worker {self.index} exited with code {code} while starting")
+            )
         for req_id, fut in list(self.pending.items()):
             if not fut.done():
                 op = self.active.get(req_id, "call")
@@ -318,6 +346,15 @@ class _Worker:
         self.active.clear()
 
     async def request(self, op: str, handle: int, payload: Any, label: str, timeout: float | None) -> Any:
+        if not self.ready.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self.ready), STARTUP_TIMEOUT_S)
+            except asyncio.TimeoutError:
+                self.kill()
+                raise EnvError(
+                    f"environment worker {self.index} did not start within {STARTUP_TIMEOUT_S:g}s"
+                ) from None
+        self.ready.result()  # re-raises a start-up failure (e.g. a plugin that cannot be imported)
         if not self.alive:
             raise EnvError(f"environment worker {self.index} is no longer running")
         req_id = next(self._ids)
