@@ -41,8 +41,12 @@ class QuestionKey(BaseModel):
     subcategory: str = NO_SUBCATEGORY
 
 
-class Outcome(BaseModel):
-    """One question's verdict for one system, with the reason when it is not a clean answer."""
+@dataclass(frozen=True)
+class Outcome:
+    """One question's verdict for one system, with the reason when it is not a clean answer.
+
+    A plain dataclass (never saved): reports build tens of thousands of these.
+    """
 
     question_id: str
     family: str

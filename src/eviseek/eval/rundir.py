@@ -150,10 +150,14 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
     warnings: list[str] = []
 
     stored = _store_results(run)
-    traj_results, dirs = _trajectory_results(run)
-    results_list = stored if stored is not None else traj_results
-    if stored is None and traj_results:
-        warnings.append(f"{run.name}: no {STORE_FILE}; results read from the saved trajectories")
+    if stored is not None:
+        # The store is authoritative; trajectories are only located, not parsed (thousands of them).
+        results_list = stored
+        dirs: dict[tuple[str, str], Path] = {}
+    else:
+        results_list, dirs = _trajectory_results(run)
+        if results_list:
+            warnings.append(f"{run.name}: no {STORE_FILE}; results read from the saved trajectories")
     if not results_list:
         raise ValueError(
             f"{run} has no finished episodes: neither {STORE_FILE} nor any "
@@ -189,7 +193,7 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
     rescored = 0
     strangers: set[str] = set()
     for r in results_list:
-        r = r.model_copy(deep=True)
+        r = r.model_copy()  # shallow: only top-level fields are replaced below
         if r.question_id not in by_id:
             strangers.add(r.question_id)
             continue
