@@ -72,17 +72,20 @@ class StageCaller:
         self.model = model
         self.trajectory = trajectory
         self.base = base
+        self._base = base.model_dump()
 
     def config(
         self, stage: str, reply: type[BaseModel], metadata: dict[str, Any] | None = None, **overrides: Any
     ) -> GenerateConfig:
         """The request settings for one call of ``stage``."""
-        data = self.base.model_dump()
+        data = dict(self._base)
         data.update(overrides)
         data["stage"] = stage
         data["response_schema"] = schema_of(reply)
         data["metadata"] = dict(metadata or {})
-        return GenerateConfig.model_validate(data)
+        # Every value here is already typed (a validated base, float overrides, our own dicts):
+        # constructing without re-validation keeps a model call's bookkeeping cheap.
+        return GenerateConfig.model_construct(**data)
 
     async def ask(
         self,

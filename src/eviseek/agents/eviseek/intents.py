@@ -118,6 +118,9 @@ class IntentLibrary:
         self.max_tilts = max(1, round(90.0 / self.tilt))
         self._specs = self._build()
         self._by_name = {normalize_intent_name(s.name): s for s in self._specs}
+        # The offer is sent with every seek call; build its two forms once.
+        self._dump = [s.model_dump() for s in self._specs]
+        self._lines = [s.line() for s in self._specs]
 
     def _mag(self, names: tuple[str, ...], default: float) -> float:
         for n in names:
@@ -260,6 +263,14 @@ class IntentLibrary:
     def offered(self) -> list[IntentSpec]:
         """The intents this environment supports, in a stable order."""
         return list(self._specs)
+
+    def offered_dump(self) -> list[dict[str, Any]]:
+        """The offer as plain dicts (request metadata); computed once per library."""
+        return self._dump
+
+    def lines(self) -> list[str]:
+        """The offer as prompt lines; computed once per library."""
+        return self._lines
 
     def names(self) -> list[str]:
         """Names of the offered intents."""

@@ -61,7 +61,6 @@ def classify(intent: str) -> str:
 
 async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDecision:
     """Ask the seeker for the next intent of ``subtask``."""
-    offered = ep.library.offered()
     demand = ep.demand_of(subtask)
     fb = fallback_decision(ep)
     parsed, _ = await ep.caller.ask_rendered(
@@ -73,8 +72,8 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
             **ep.base_metadata(),
             "subtask": subtask.model_dump(),
             "demand": demand,
-            "intents": [s.model_dump() for s in offered],
-            "legal_actions": [s.model_dump() for s in ep.legal],
+            "intents": ep.library.offered_dump(),
+            "legal_actions": ep.legal_dump(),
             "remaining_steps": ep.remaining,
             "pose": ep.pose.pose.model_dump(),
             "frame_id": ep.frame_id,
@@ -91,7 +90,7 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
             "remaining": ep.remaining,
             "budget": ep.cfg.budget,
             "view": ep.view,
-            "intents": [s.line() for s in offered],
+            "intents": ep.library.lines(),
         },
     )
     reply = parsed.value

@@ -51,6 +51,13 @@ class Episode:
     trail: list[str] = field(default_factory=list)
     ended: bool = False
     """The environment ended the episode (terminated or truncated)."""
+    _legal_dump: tuple[list[ActionSpec], list[dict[str, Any]]] | None = None
+
+    def legal_dump(self) -> list[dict[str, Any]]:
+        """The legal actions as plain dicts, rebuilt only when the list is replaced."""
+        if self._legal_dump is None or self._legal_dump[0] is not self.legal:
+            self._legal_dump = (self.legal, [s.model_dump() for s in self.legal])
+        return self._legal_dump[1]
 
     @property
     def steps_used(self) -> int:
