@@ -23,6 +23,7 @@ Violation codes (each turn):
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -333,7 +334,7 @@ def parse_completion(completion: Any, *, error_prefix: str | None = None) -> Par
     if completion is None:
         return parse_turns([""])
     if isinstance(completion, str):
-        return parse_turns([completion])
+        return _parse_text(completion)
     if isinstance(completion, dict):
         completion = [completion]
     if not isinstance(completion, (list, tuple)):
@@ -377,6 +378,13 @@ def parse_completion(completion: Any, *, error_prefix: str | None = None) -> Par
     ep.tool_calls = [c for t in ep.turns for c in t.tool_calls]
     ep.violations = [f"{k}:{c}" for k, t in enumerate(ep.turns) for c in t.violations]
     return ep
+
+
+@functools.lru_cache(maxsize=16384)
+def _parse_text(text: str) -> ParsedEpisode:
+    """Parse a single-string rollout once: TRL hands the same completions to every reward
+    function, so the three AutoTool rewards share one parse. Callers must not mutate the result."""
+    return parse_turns([text])
 
 
 def _content_text(content: Any) -> str:
