@@ -105,3 +105,15 @@ def test_bad_settings_name_the_problem(bad: dict) -> None:
 
     with pytest.raises(ConfigError):
         make_agent("single-model", **bad)
+
+
+async def test_env_ending_the_episode_still_gets_a_last_reply(question: Question, grid: GridWorld) -> None:
+    class EndsAfterTwo(GridWorld):
+        def step(self, action):  # type: ignore[no-untyped-def]
+            result = super().step(action)
+            result.truncated = len(self.steps_taken) >= 2
+            return result
+
+    traj, _ = await run(question, EndsAfterTwo(), [step()] * 2 + [step(answer="no", confidence=0.1)])
+    assert traj.result is not None and (traj.result.steps, traj.result.calls) == (2, 3)
+    assert traj.plan["ended_by"] == "env" and traj.result.answer == "no"

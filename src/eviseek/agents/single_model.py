@@ -99,6 +99,7 @@ class SingleModelAgent:
         last_images: list[Image] = [*refs, obs.image]
         last_frames: list[int] = [*([-1] * len(refs)), obs.frame_id]
         ended_by = "budget"
+        env_over = False
         legal = await env.legal_actions()
         decision = 0
         while True:
@@ -155,8 +156,8 @@ class SingleModelAgent:
                 if confident and (valid or not cfg.require_valid_answer):
                     ended_by = "confidence"
                     break
-            if step >= cfg.budget:
-                break
+            if step >= cfg.budget or env_over:
+                break  # the reply above saw the last view: its answer is the final one
             # --- act ---------------------------------------------------------------------------
             action: Action | None
             if reply is None:
@@ -194,8 +195,8 @@ class SingleModelAgent:
             if any(s.name == action.name and s.kind == "manipulation" for s in legal):
                 legal = await env.legal_actions()  # object choices can change after manipulation
             if result.terminated or result.truncated:
-                ended_by = "env"
-                break
+                # The environment ended the episode: one more reply on the last view, no more acting.
+                env_over, ended_by = True, "env"
         traj.plan["ended_by"] = ended_by
         answer, raw = await resolve_answer(
             caller,
