@@ -35,10 +35,19 @@ def test_autotool_eval_command(tmp_path: Path) -> None:
                 "--out", str(out),
                 "--max-pixels", "100000",
                 "--concurrency", "1",
+                "--image-format", "jpeg",
             ],
         )  # fmt: skip
         assert result.exit_code == 0, result.output
-        assert len(server.requests) == 4
+        assert len(server.chat_requests) == 4
+        urls = [
+            p["image_url"]["url"]
+            for m in server.chat_requests[1]["messages"]
+            if isinstance(m["content"], list)
+            for p in m["content"]
+            if p["type"] == "image_url"
+        ]
+        assert len(urls) == 2 and all(u.startswith("data:image/jpeg") for u in urls)
     assert "overall" in result.output and "tool_on" in result.output
     tail = json.loads(result.output.strip().splitlines()[-1])
     assert tail["tool_on_share"] == 1.0

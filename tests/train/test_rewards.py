@@ -137,6 +137,10 @@ def test_llm_judge_decides_what_rules_cannot() -> None:
     out = acc(completions, ground_truth=["two dogs"] * 3, answer_kind=["text"] * 3)
     assert out == [1.0, 0.0, 1.0]
     assert len(judge.requests) == 2  # the exact match never reached the judge
+    # A tool reward sharing this accuracy reward reuses its verdicts: no new judge call.
+    tool = ToolReward(accuracy=acc)
+    assert tool(completions[:1], ground_truth=["two dogs"], answer_kind=["text"]) == [1.0]
+    assert len(judge.requests) == 2
 
 
 def test_rewards_are_picklable_and_named() -> None:

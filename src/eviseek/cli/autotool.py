@@ -41,6 +41,9 @@ def eval_cmd(
         None, "--api-key-env", help="Name of the environment variable holding the API key"
     ),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per model request"),
+    image_format: str = typer.Option(
+        "png", "--image-format", help="openai/ only: png (lossless) or jpeg (tens of times faster to encode)"
+    ),
 ) -> None:
     """Evaluate a model with AutoTool's protocol; print accuracy, tool-on share, calls, tokens, latency."""
     from eviseek.autotool.evaluate import AutoToolEvalConfig, run_eval
@@ -86,6 +89,7 @@ def eval_cmd(
             # The env already caps the shown image; the provider must not shrink it again, or the
             # model's box coordinates would refer to a frame the program does not know.
             kwargs["max_pixels"] = max_pixels
+            kwargs["image_format"] = image_format
         m = get_model(model, **kwargs)
         summary = asyncio.run(run_eval(cfg, run_dir, m, on_episode=progress))
     except (EviseekError, FileNotFoundError) as exc:

@@ -116,6 +116,8 @@ class AccuracyReward:
         self.judge = judge
         self.judge_kwargs = dict(judge_kwargs or {})
         self._judge_model: Any = None
+        self._verdicts: dict[tuple[str, str], bool] = {}
+        """Judge verdicts by (answer, truth): the tool reward asks about the same rollouts again."""
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -140,10 +142,17 @@ class AccuracyReward:
             if not ok and self.judge is not None and judgeable:
                 assert ep.answer is not None
                 pending.append((i, ep.answer, truths[i], str(questions[i] or "")))
+        for i, answer, truth, _ in pending:
+            if (answer, str(truth)) in self._verdicts:
+                out[i] = self._verdicts[(answer, str(truth))]
+        pending = [p for p in pending if (p[1], str(p[2])) not in self._verdicts]
         if pending:
             verdicts = _run(self._judge_many(pending))
-            for (i, *_), verdict in zip(pending, verdicts, strict=True):
+            for (i, answer, truth, _), verdict in zip(pending, verdicts, strict=True):
                 out[i] = verdict
+                if len(self._verdicts) > 50_000:
+                    self._verdicts.clear()
+                self._verdicts[(answer, str(truth))] = verdict
         return out
 
     async def _judge_many(self, items: list[tuple[int, str, Any, str]]) -> list[bool]:
