@@ -5,6 +5,31 @@ Each model call an agent makes names one of these classes: its JSON schema trave
 :func:`eviseek.agents.parsing.parse_reply`. Validation is forgiving about form (a number where a
 string is expected, ``"rationale"`` for ``"reasoning"``, a percentage confidence) and strict
 about content the agent acts on.
+
+Stages, reply models and the structured request metadata each call carries (every metadata
+value is also stated in the prompt text; all calls also carry ``question``, ``question_id``,
+``answer_kind``, ``options`` and ``format_hint``):
+
+=============== =================== ==========================================================
+stage           reply               metadata
+=============== =================== ==========================================================
+passive         AnswerReply         frame_ids
+single_step     SingleStepReply     legal_actions, step, budget, frame_ids, guidance
+forced_choice   ForcedChoiceReply   (contract only)
+demands         DemandsReply        max_demands, guidance, intents
+plan            PlanReply           demands, max_subtasks, guidance, intents
+seek            SeekReply           subtask, demand, intents, legal_actions, remaining_steps,
+                                    pose, frame_id, working_memory, trail, steps_used
+keep            KeepReply           purpose="keep", intent, target, subtask, demand,
+                                    before_frame_id, candidate_frame_ids, outcomes
+keep            TrackReply          purpose="track", target, frame_id (template ``track``)
+answer          AnswerReply         memory, frame_ids, demands
+triage          TriageReply         frame_id
+coverage        CoverageReply       demands, closed, remaining, board_frame_ids
+=============== =================== ==========================================================
+
+``frame_ids`` list the frame id of each image in the call, in order (``-1`` for a task
+reference image).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from eviseek.agents.eviseek.config import EviSeekConfig
 from eviseek.agents.eviseek.control import coverage_check, triage
 from eviseek.agents.eviseek.intents import CompiledIntent, IntentLibrary
 from eviseek.agents.eviseek.keeper import review, target_visible
-from eviseek.agents.eviseek.plan import Subtask, demands_from_reply, plan_from_reply
+from eviseek.agents.eviseek.planner import Subtask, demands_from_reply, plan_from_reply
 from eviseek.agents.eviseek.pose import PoseTracker, describe_pose
 from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, seek
 from eviseek.agents.eviseek.state import Episode, WorkingMemory

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from eviseek.agents.eviseek.answerer import build_context
-from eviseek.agents.eviseek.plan import Subtask, subtasks_from_items
+from eviseek.agents.eviseek.planner import Subtask, subtasks_from_items
 from eviseek.agents.eviseek.state import Episode
 from eviseek.agents.replies import CoverageReply, TriageReply
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from eviseek.agents.eviseek.answerer import feedback_note, informative
 from eviseek.agents.eviseek.intents import CompiledIntent
-from eviseek.agents.eviseek.plan import Subtask
+from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.state import Episode
 from eviseek.agents.replies import KeepReply, TrackReply
 from eviseek.types import EvidenceItem, Image, StepRecord

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from eviseek.agents.eviseek.plan import Subtask
+from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import SeekReply
 
@@ -77,7 +77,9 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
             "remaining_steps": ep.remaining,
             "pose": ep.pose.pose.model_dump(),
             "frame_id": ep.frame_id,
-            "memory": memory.recent(),
+            "working_memory": memory.recent(),
+            "trail": ep.trail[-ep.cfg.trail_window :],
+            "steps_used": ep.steps_used,
         },
         context={
             "question": ep.question,

@@ -9,7 +9,7 @@ from eviseek.agents.common import StageCaller, contract_metadata
 from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import EviSeekConfig
 from eviseek.agents.eviseek.intents import IntentLibrary
-from eviseek.agents.eviseek.plan import Plan, Subtask
+from eviseek.agents.eviseek.planner import Plan, Subtask
 from eviseek.agents.eviseek.pose import PoseTracker
 from eviseek.envs.base import AsyncEnv
 from eviseek.types import ActionSpec, Image, Question, Trajectory
