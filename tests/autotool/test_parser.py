@@ -182,7 +182,7 @@ TAGS = [
 fragments = st.lists(st.one_of(st.sampled_from(TAGS), st.text(max_size=12)), max_size=30).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(fragments, st.booleans())
 def test_parse_turn_never_raises(text: str, first: bool) -> None:
     t = parse_turn(text, first=first)
@@ -190,7 +190,7 @@ def test_parse_turn_never_raises(text: str, first: bool) -> None:
     assert all((c.valid and c.bbox is not None) or (not c.valid and c.error) for c in t.tool_calls)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     st.recursive(
         st.none() | st.text(max_size=20) | st.integers(),
