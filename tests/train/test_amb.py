@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import pickle
 
 import pytest
@@ -70,6 +71,14 @@ def test_deterministic_and_picklable() -> None:
     assert run(a, seq) == run(b, seq)
     c = pickle.loads(pickle.dumps(a))
     assert c.history == a.history and c.lambdas == a.lambdas
+
+
+def test_every_update_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="eviseek.train.amb"):
+        run(AMBController(release_step=1), [0.25, 0.25])
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == "AMB step 0: ratio_on=0.250 lambda_on=1.8000 lambda_off=0.6000"
+    assert lines[1].endswith("(released)")
 
 
 def test_modes_are_counted_from_labels() -> None:

@@ -20,10 +20,13 @@ optionally smoothed by an exponential moving average across batches (``ema``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
+
+log = logging.getLogger(__name__)
 
 
 class AMBConfig(BaseModel):
@@ -177,6 +180,14 @@ class AMBController:
             released=released,
         )
         self.history.append(state)
+        log.info(
+            "AMB step %d: ratio_on=%s lambda_on=%.4f lambda_off=%.4f%s",
+            step,
+            "n/a" if ratio is None else f"{ratio:.3f}",
+            lam_on,
+            lam_off,
+            " (released)" if released else "",
+        )
         return state
 
     def lambda_for(self, mode: str | None) -> float:
