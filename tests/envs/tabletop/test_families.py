@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from itertools import pairwise
 
 import numpy as np
 import pytest
 
 from eviseek.answers import score_answer
-from eviseek.envs.tabletop import SceneSpec, all_families, generate_questions, slugs
-from eviseek.types import Question
+from eviseek.envs.tabletop import SceneSpec, TabletopEnv, all_families, generate_questions, slugs
+from eviseek.types import Action, Question
 
 N = 3
 MINE = [
@@ -27,6 +28,13 @@ MINE = [
     "spatial_distance",
     "counting_with_occlusion",
     "merged_observation",
+]
+PHYSICAL = [
+    "rigid_containment",
+    "liquid_volume",
+    "inclined_plane",
+    "stacking_and_stability",
+    "unobserved_change",
 ]
 
 
@@ -71,12 +79,27 @@ def independent_truth(q: Question) -> str:
         return a if np.linalg.norm(xy(s, a) - r) < np.linalg.norm(xy(s, b) - r) else b
     if slug in ("counting_with_occlusion", "merged_observation"):
         return str(sum(o.category == m["category"] and o.color == m["color"] for o in s.objects))
+    if slug == "rigid_containment":
+        obj, box = s.object(m["object"]), s.object(m["container"])
+        return "yes" if obj.size[0] < box.size[0] - 2 * box.wall else "no"
+    if slug == "liquid_volume":
+        dst = s.object(m["target"])
+        inner = (dst.size[0] - 2 * dst.wall) * (dst.size[1] - 2 * dst.wall) * (dst.size[2] - dst.wall) * 1e6
+        return "yes" if s.object(m["source"]).state["liquid_ml"] > inner else "no"
+    if slug == "inclined_plane":
+        ramp = s.object(m["ramp"])
+        tan = ramp.size[2] / ramp.size[0]
+        # Bullet multiplies the two frictions; the ramp's is 1.0. Static friction holds while mu > tan.
+        return "yes" if s.object(m["object"]).friction * ramp.friction > tan else "no"
+    if slug == "unobserved_change":
+        return s.changes[0].object
     raise AssertionError(f"no independent check for {slug}")
 
 
 def test_every_family_i_own_is_discovered_in_benchmark_order() -> None:
     found = slugs()
-    assert set(MINE) <= set(found)
+    assert set(MINE + PHYSICAL) <= set(found)
+    assert len(found) >= 14
     order = [f.family for f in all_families()]
     assert (
         order.index("Perceptual Grounding")
@@ -85,7 +108,7 @@ def test_every_family_i_own_is_discovered_in_benchmark_order() -> None:
     )
 
 
-@pytest.mark.parametrize("slug", MINE)
+@pytest.mark.parametrize("slug", MINE + [p for p in PHYSICAL if p != "stacking_and_stability"])
 def test_ground_truth_matches_an_independent_computation(slug: str) -> None:
     qs = questions(slug)
     for q in qs:
@@ -102,18 +125,79 @@ def test_ground_truth_matches_an_independent_computation(slug: str) -> None:
         assert q.metadata["initial_support"] < 1.0  # the first view does not settle it
 
 
+PHYSICAL_TEST = {
+    "rigid_containment": lambda m: Action(
+        name="put_inside", args={"object": m["object"], "target": m["container"]}
+    ),
+    "liquid_volume": lambda m: Action(name="pour", args={"object": m["source"], "target": m["target"]}),
+    "inclined_plane": lambda m: Action(name="put_on_slope", args={"object": m["object"]}),
+}
+
+
+@pytest.mark.parametrize("slug", sorted(PHYSICAL_TEST))
+def test_physical_truth_is_reproduced_by_the_agents_own_test_in_a_fresh_env(slug: str) -> None:
+    """Re-simulation: the test action, run through the environment, shows the recorded truth."""
+    env = TabletopEnv(width=96, height=72)
+    try:
+        for q in questions(slug):
+            env.reset(options={"question": q})
+            fb = env.step(PHYSICAL_TEST[slug](q.metadata)).feedback
+            assert fb.success or slug == "rigid_containment", fb.reason
+            observed = {
+                "rigid_containment": "yes" if fb.success else "no",
+                "liquid_volume": "yes" if fb.state.get("overflowed") else "no",
+                "inclined_plane": "no" if fb.state.get("slid") else "yes",
+            }[slug]
+            assert observed == q.ground_truth, (q.id, fb)
+            # The outcome is decisive evidence only in a frame taken after the test.
+            assert env.visual_support([0]) < 1.0
+    finally:
+        env.close()
+
+
+def test_stacking_orders_rebuild_in_a_fresh_env() -> None:
+    env = TabletopEnv(width=96, height=72)
+    try:
+        for q in questions("stacking_and_stability"):
+            assert isinstance(q.ground_truth, list) and q.ground_truth
+            assert q.metadata["stable_orders"] == q.ground_truth
+            s = SceneSpec.model_validate(q.scene)
+            for order in q.ground_truth:
+                names = order.split("|")
+                # Independent geometry: nothing rests on a ball, a cone or a pyramid.
+                assert all(s.object(n).category not in ("ball", "cone", "pyramid") for n in names[:2])
+                env.reset(options={"question": q})
+                for lower, upper in pairwise(names):
+                    res = env.step(Action(name="put_on", args={"object": upper, "target": lower}))
+                    assert res.feedback.success, (order, res.feedback)
+                assert res.feedback.state["current_stack"] == names
+                assert env.visual_support([res.observation.frame_id]) == 1.0
+            assert score_answer(q, ", ".join(q.ground_truth[0].split("|"))).correct
+            wrong = [n for n in q.metadata["objects"] if s.object(n).category in ("ball", "cone", "pyramid")]
+            rest = [n for n in q.metadata["objects"] if n not in wrong]
+            assert not score_answer(q, ", ".join(wrong + rest)).correct
+    finally:
+        env.close()
+
+
 def test_answers_vary_across_questions() -> None:
     # Over a few questions each yes/no family produces both answers (no constant-answer bias).
     from eviseek.envs.tabletop import generate_questions
 
-    for slug in ("linear_alignment", "physical_contact"):
+    for slug in (
+        "linear_alignment",
+        "physical_contact",
+        "rigid_containment",
+        "liquid_volume",
+        "inclined_plane",
+    ):
         truths = {q.ground_truth for q in generate_questions(6, 3, subcategories=[slug], render_images=False)}
         assert truths == {"yes", "no"}, (slug, truths)
 
 
 def test_physical_contact_truth_follows_the_simulator_when_objects_are_moved() -> None:
     """Re-simulation: pull the far object away and the simulator's verdict flips to no."""
-    from eviseek.envs.tabletop import TabletopEnv, get_family
+    from eviseek.envs.tabletop import get_family
     from eviseek.envs.tabletop.families import TaskDraft
 
     candidates = generate_questions(6, 3, subcategories=["physical_contact"], render_images=False)

@@ -137,6 +137,9 @@ class QuestionBuilder:
             if support < 1.0 or attempt == tries - 1:
                 break
         initial = Image.from_array(sim.render(spec.camera).rgb) if render_images else None
+        # Stored before ground truth: physical families run their test on this very world, and
+        # simulated state (liquid) lives in the spec the sim holds.
+        scene_json = spec.model_dump(mode="json")
         world = World(sim=sim, manipulator=Manipulator(sim), scene=spec, metadata=dict(draft.metadata))
         truth = family.ground_truth(world, draft)
         return Question(
@@ -150,7 +153,7 @@ class QuestionBuilder:
             reference_images=references,
             initial_image=initial,
             env_id=ENV_ID,
-            scene=spec.model_dump(mode="json"),
+            scene=scene_json,
             metadata={
                 **draft.metadata,
                 "slug": family.slug,

@@ -402,6 +402,31 @@ class TabletopSim:
         self.name_of[self.liquid_uid[container]] = f"{container}:liquid"
         self._place_liquid(container)
 
+    def capacity_ml(self, container: str) -> float:
+        """How much liquid ``container`` holds up to its rim, in millilitres."""
+        obj = self.spec.object(container)
+        sx, sy, sz = obj.size
+        w = obj.wall
+        return max(sx - 2 * w, 0.0) * max(sy - 2 * w, 0.0) * max(sz - w, 0.0) * 1e6
+
+    def show_spill(self, near: str, ml: float) -> None:
+        """Draw spilled liquid as a thin puddle on the table beside ``near`` (visual only)."""
+        if ml <= 0:
+            return
+        lo, hi = self.aabb(near)
+        radius = min(0.04 + 0.0004 * ml, 0.15)
+        vis = self.p.createVisualShape(
+            self.p.GEOM_CYLINDER,
+            radius=radius,
+            length=0.002,
+            rgbaColor=LIQUID_RGBA,
+            physicsClientId=self.client,
+        )
+        x = float(hi[0]) + radius * 0.6
+        y = float(lo[1] + hi[1]) / 2
+        uid = self.p.createMultiBody(0, -1, vis, [x, y, 0.001], physicsClientId=self.client)
+        self.name_of[uid] = f"{near}:spill"
+
     def liquid_level(self, container: str) -> float:
         """Height in metres of the liquid in ``container`` (0 when it holds none)."""
         obj = self.spec.object(container)
