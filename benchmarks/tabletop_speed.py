@@ -52,6 +52,24 @@ def bare_render(env: TabletopEnv) -> None:
     )
 
 
+def egl_fps(question: Question, width: int, height: int, steps: int) -> float | None:
+    """Step+render frames per second with the EGL renderer, or None where it cannot load."""
+    from eviseek.errors import EnvError
+
+    try:
+        env = TabletopEnv(width=width, height=height, max_steps=10 * steps + 10, renderer="egl")
+        env.reset(options={"question": question})
+    except EnvError:
+        return None
+    times = []
+    for i in range(steps):
+        t0 = time.perf_counter()
+        env.step(Action(name=TURNS[i % 2]))
+        times.append(time.perf_counter() - t0)
+    env.close()
+    return 1.0 / statistics.median(times)
+
+
 def measure(question: Question, width: int, height: int, steps: int) -> dict[str, float]:
     env = TabletopEnv(width=width, height=height, max_steps=10 * steps + 10)
     env.reset(options={"question": question})
@@ -115,6 +133,9 @@ def main() -> None:
             f"{w}x{h:<5} {m['fps']:>7.1f} {m['step_ms']:>8.2f} {m['bare_ms']:>8.2f} "
             f"{m['ratio']:>10.3f} {m['reset_ms']:>9.2f}"
         )
+    for w, h in ((320, 240), (640, 480)):
+        fps = egl_fps(question, w, h, args.steps)
+        print(f"EGL renderer {w}x{h}: " + ("not available" if fps is None else f"{fps:.1f} fps"))
     print(f"memory per env (320x240, incl. probe world): {memory_per_env(question, args.envs):.1f} MB")
     print(f"process RSS: {rss_mb():.0f} MB")
 

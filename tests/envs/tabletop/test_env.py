@@ -149,3 +149,28 @@ def test_same_question_renders_the_same_pixels_after_reuse(env: TabletopEnv) -> 
     env.step(Action(name="move_left"))
     b, _ = env.reset(options={"question": q})
     assert np.array_equal(a.image.array(), b.image.array())
+
+
+def test_egl_renderer_option_renders_the_same_objects() -> None:
+    try:
+        env = TabletopEnv(renderer="egl", width=64, height=48)
+        obs, _ = env.reset(
+            options={
+                "question": hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})
+            }
+        )
+    except EnvError as exc:  # pragma: no cover - machines without a GL stack
+        pytest.skip(f"EGL not available here: {exc}")
+    try:
+        assert obs.image.array().shape == (48, 64, 3)
+        uids = env.oracle.object_uids()
+        assert obs.segmentation is not None and uids["gray_board"] in obs.segmentation
+    finally:
+        env.close()
+
+
+def test_bad_renderer_and_budget_are_clear_errors() -> None:
+    with pytest.raises(EnvError, match="tiny"):
+        TabletopEnv(renderer="vulkan")
+    with pytest.raises(EnvError, match="max_steps"):
+        TabletopEnv(max_steps=0)

@@ -53,6 +53,8 @@ class TabletopEnv:
     ) -> None:
         if max_steps < 1:
             raise EnvError(f"max_steps must be at least 1, got {max_steps}")
+        if renderer not in ("tiny", "egl"):
+            raise EnvError(f"unknown renderer {renderer!r}; use 'tiny' (TinyRenderer) or 'egl'")
         self.width = width
         self.height = height
         self.renderer = renderer
