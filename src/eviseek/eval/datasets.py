@@ -125,6 +125,8 @@ def question_images(question: Question) -> list[Image]:
 
 def _portable(question: Question) -> Question:
     """A copy whose images point at ``question_images/<hash>.png`` (pixels kept in memory)."""
+    if not question_images(question):
+        return question  # nothing to rewrite
     copy = question.model_copy(deep=True)
     for src, dst in zip(question_images(question), question_images(copy), strict=True):
         if src.loaded or src.path is not None:

@@ -52,6 +52,10 @@ class LeasedEnv(AsyncEnv, Protocol):
 class EnvProvider(Protocol):
     """Hands out environments for episodes and takes them back."""
 
+    async def start(self) -> None:
+        """Get ready before the first lease (start worker processes)."""
+        ...
+
     async def lease(self, question: Question) -> LeasedEnv:
         """An environment able to host ``question`` (the agent resets it)."""
         ...
@@ -155,6 +159,9 @@ class ThreadEnvProvider:
         self._make = make
         self._idle: dict[str, list[Env]] = {}
 
+    async def start(self) -> None:
+        """Nothing to start: environments are built on first use."""
+
     async def lease(self, question: Question) -> LeasedEnv:
         """Reuse an idle environment of the question's id, or build one."""
         env_id = question_env_id(question)
@@ -222,19 +229,21 @@ def worker_main(conn: Any, plugins: list[str]) -> None:
             break
         try:
             result: Any = None
-            if op == "open":
-                pool = idle.get(payload)
-                env = pool.pop() if pool else make(payload)
-                envs[handle] = env
-                result = supports_support(env)
-            elif op == "call":
-                name, args, kwargs = payload
+            if op in ("call", "open_call"):
+                env_id, name, args, kwargs = payload
                 if name not in _FORWARDED:
                     raise EnvError(f"env worker refuses to call {name!r}")
-                result = _strip_privileged(getattr(envs[handle], name)(*args, **kwargs))
+                if op == "open_call":
+                    # The first call of a lease opens it: one round trip fewer per episode.
+                    pool = idle.get(env_id)
+                    envs[handle] = pool.pop() if pool else make(env_id)
+                value = _strip_privileged(getattr(envs[handle], name)(*args, **kwargs))
+                result = (supports_support(envs[handle]), value) if op == "open_call" else value
             elif op == "release":
-                env = envs.pop(handle)
-                if payload:  # healthy: keep for the next episode of this env id
+                env = envs.pop(handle, None)
+                if env is None:
+                    pass  # the episode never used its environment
+                elif payload:  # healthy: keep for the next episode of this env id
                     idle.setdefault(env.env_id, []).append(env)
                 else:
                     _close_quietly(env)
@@ -382,6 +391,20 @@ class _Worker:
                 f"{label} took longer than {timeout:g}s; environment worker {self.index} was restarted"
             ) from None
 
+    def send_nowait(self, op: str, handle: int, payload: Any) -> None:
+        """Send a request whose reply nobody waits for (errors are ignored)."""
+        req_id = next(self._ids)
+        fut: asyncio.Future[Any] = self.loop.create_future()
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self.pending[req_id] = fut
+        self.active[req_id] = op
+        try:
+            with self._send_lock:
+                self.conn.send((req_id, op, handle, payload))
+        except (OSError, EOFError):
+            self.pending.pop(req_id, None)
+            self.active.pop(req_id, None)
+
     def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
@@ -401,22 +424,34 @@ class _Worker:
 
 
 class ProcessLease:
-    """The :class:`~eviseek.envs.AsyncEnv` proxy of an environment hosted by a worker process."""
+    """The :class:`~eviseek.envs.AsyncEnv` proxy of an environment hosted by a worker process.
 
-    def __init__(self, worker: _Worker, handle: int, env_id: str, supports: bool, timeout: float | None):
+    The environment is made (or reused) in the worker by the lease's first call.
+    """
+
+    def __init__(self, worker: _Worker, handle: int, env_id: str, timeout: float | None):
         self.worker = worker
         self.handle = handle
         self.env_id = env_id
-        self.supports_visual_support = supports
+        self.supports_visual_support = False
+        """Known after the first call (an episode that never reset its env has nothing to grade)."""
+        self.opened = False
         self._timeout = timeout
         # Calls of one episode stay ordered even if an agent fires two at once.
         self._lock = asyncio.Lock()
 
     async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         async with self._lock:
-            return await self.worker.request(
-                "call", self.handle, (name, args, kwargs), f"{self.env_id}.{name}", self._timeout
+            label = f"{self.env_id}.{name}"
+            payload = (self.env_id, name, args, kwargs)
+            if self.opened:
+                return await self.worker.request("call", self.handle, payload, label, self._timeout)
+            supports, value = await self.worker.request(
+                "open_call", self.handle, payload, label, self._timeout
             )
+            self.opened = True
+            self.supports_visual_support = bool(supports)
+            return value
 
     async def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -483,28 +518,39 @@ class ProcessEnvProvider:
         live = [w for w in self._workers if w is not None]
         return min(live, key=lambda w: w.leases)
 
+    async def start(self) -> None:
+        """Start every worker and wait until all have imported what they need (in parallel)."""
+        self._worker()
+        for w in self._workers:
+            assert w is not None
+            if not w.ready.done():
+                try:
+                    await asyncio.wait_for(asyncio.shield(w.ready), STARTUP_TIMEOUT_S)
+                except asyncio.TimeoutError:
+                    w.kill()
+                    raise EnvError(
+                        f"environment worker {w.index} did not start within {STARTUP_TIMEOUT_S:g}s"
+                    ) from None
+            w.ready.result()
+
     async def lease(self, question: Question) -> LeasedEnv:
-        """Open an environment for ``question`` in the least-loaded worker."""
+        """A proxy bound to the least-loaded worker (the environment opens on its first call)."""
         env_id = question_env_id(question)
         worker = self._worker()
-        handle = next(self._handles)
         worker.leases += 1
-        try:
-            supports = await worker.request("open", handle, env_id, f"make({env_id})", self.call_timeout_s)
-        except BaseException:
-            worker.leases -= 1
-            raise
-        return ProcessLease(worker, handle, env_id, bool(supports), self.call_timeout_s)
+        return ProcessLease(worker, next(self._handles), env_id, self.call_timeout_s)
 
     async def release(self, env: LeasedEnv, *, healthy: bool) -> None:
-        """Hand the environment back to its worker (closed there when unhealthy)."""
+        """Hand the environment back to its worker (closed there when unhealthy).
+
+        Nothing waits for the reply: the worker handles requests in order, so the next lease
+        on it sees the environment back in its idle pool.
+        """
         assert isinstance(env, ProcessLease)
         worker = env.worker
         worker.leases -= 1
-        if not worker.alive:
-            return
-        with contextlib.suppress(EnvError):  # the worker died meanwhile; replaced at the next lease
-            await worker.request("release", env.handle, healthy, "release", self.call_timeout_s)
+        if worker.alive and env.opened:
+            worker.send_nowait("release", env.handle, healthy)
 
     async def close(self) -> None:
         """Stop every worker process."""

@@ -89,6 +89,10 @@ class RayExecutor:
         self._owns_ray = False
         self._started: asyncio.Lock | None = None
 
+    async def start(self) -> None:
+        """Connect to Ray and start the actors (waits until they are ready)."""
+        await self._start()
+
     async def _start(self) -> None:
         if self._started is None:
             self._started = asyncio.Lock()

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import os
 import shutil
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,7 +46,7 @@ from eviseek.eval.envpool import (
 )
 from eviseek.eval.progress import RunProgress
 from eviseek.eval.scoring import RunSummary, score_trajectory, summarize
-from eviseek.eval.store import ResultsStore, episode_dir
+from eviseek.eval.store import EPISODES_DIR, ResultsStore, episode_dir
 from eviseek.models.base import Model
 from eviseek.types import EpisodeResult, Question, Trajectory
 
@@ -178,6 +180,10 @@ async def run_episode(
 class EpisodeExecutor(Protocol):
     """Runs episodes somewhere (this process, Ray actors) and hands back their trajectories."""
 
+    async def start(self) -> None:
+        """Start workers before the first episode."""
+        ...
+
     async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
         """See :func:`run_episode`."""
         ...
@@ -195,6 +201,10 @@ class LocalExecutor:
         self.model = model
         self.envs = envs
         self.timeout_s = timeout_s
+
+    async def start(self) -> None:
+        """Start the environment workers."""
+        await self.envs.start()
 
     async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
         """Run one episode here."""
@@ -380,15 +390,99 @@ def _default_executor(
     )
 
 
-def commit_episode(
-    run_dir: Path, store: ResultsStore, traj: Trajectory, question: Question, *, replace: bool
-) -> EpisodeResult:
-    """Score ``traj``, save it, then commit its row (in that order; see the module docstring)."""
-    result = score_trajectory(traj, question)
-    traj.result = result
-    traj.save(episode_dir(run_dir, result.agent, result.question_id))
-    store.add(result, replace=replace)
-    return result
+class _Committer:
+    """Saves finished episodes and commits their rows without holding up the episode slots.
+
+    Trajectories are saved in worker threads as they arrive; rows whose trajectory is on disk
+    are committed in groups, one SQLite transaction (one fsync) per group. Episodes finishing
+    together (they do, when the model answers at a steady pace) then cost one commit rather
+    than one each, so slots go straight back to running episodes. At most ``max_pending``
+    episodes wait to be saved, which bounds the memory their images take.
+    """
+
+    def __init__(
+        self,
+        run_dir: Path,
+        store: ResultsStore,
+        *,
+        replace: bool,
+        max_pending: int,
+        on_commit: Callable[[EpisodeResult], None],
+    ) -> None:
+        self.run_dir = run_dir
+        self.store = store
+        self.replace = replace
+        self.on_commit = on_commit
+        # Own threads for disk work, so environment calls (run in the default executor) never
+        # queue behind fsyncs. One thread commits, so groups form while it is busy.
+        self._save_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="eviseek-save")
+        self._commit_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eviseek-commit")
+        self._slots = asyncio.Semaphore(max_pending)
+        self._ready: asyncio.Queue[EpisodeResult | BaseException | None] = asyncio.Queue()
+        self._saving: set[asyncio.Task[None]] = set()
+        self.task = asyncio.create_task(self._commit_loop())
+
+    async def submit(self, traj: Trajectory, question: Question) -> None:
+        """Queue an episode for saving and committing; waits only when too many are queued."""
+        await self._slots.acquire()
+        task = asyncio.create_task(self._save(traj, question))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    async def _save(self, traj: Trajectory, question: Question) -> None:
+        try:
+            result = score_trajectory(traj, question)
+            traj.result = result
+            directory = episode_dir(self.run_dir, result.agent, result.question_id)
+            await asyncio.get_running_loop().run_in_executor(self._save_pool, traj.save, directory)
+            self._ready.put_nowait(result)
+        except BaseException as exc:  # a disk problem: the commit loop stops the run with it
+            self._ready.put_nowait(exc)
+
+    async def _commit_loop(self) -> None:
+        closing = False
+        while not closing:
+            batch: list[EpisodeResult] = []
+            item = await self._ready.get()
+            while True:
+                if item is None:
+                    closing = True
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    batch.append(item)
+                if self._ready.empty():
+                    break
+                item = self._ready.get_nowait()
+            if batch:
+                await asyncio.get_running_loop().run_in_executor(
+                    self._commit_pool, functools.partial(self.store.add_many, batch, replace=self.replace)
+                )
+                for result in batch:
+                    self._slots.release()
+                    self.on_commit(result)
+
+    async def close(self) -> None:
+        """Wait until every submitted episode is saved and committed."""
+        await asyncio.gather(*list(self._saving))
+        self._ready.put_nowait(None)
+        await self.task
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop the disk threads (after :meth:`close`, or when the run is abandoned)."""
+        self._save_pool.shutdown(wait=True)
+        self._commit_pool.shutdown(wait=True)
+
+
+def _clear_episode_dirs(run_dir: Path, todo: list[tuple[str, Question]]) -> None:
+    root = run_dir / EPISODES_DIR
+    if not root.exists():
+        return
+    for name, question in todo:
+        directory = episode_dir(run_dir, name, question.id)
+        if directory.exists():
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 async def _run_all(
@@ -406,30 +500,46 @@ async def _run_all(
     queue = iter(todo)
     counts = {"ran": 0, "failed": 0}
 
-    async def worker(bar: RunProgress) -> None:
+    async def worker(committer: _Committer) -> None:
         for name, question in queue:
-            directory = episode_dir(run_dir, name, question.id)
-            if directory.exists():
-                # Left by an attempt killed before its commit: start from a clean folder.
-                await asyncio.to_thread(shutil.rmtree, directory, True)
             traj = await executor.run(name, question, episode_seed(config.seed, question.id))
-            result = await asyncio.to_thread(commit_episode, run_dir, store, traj, question, replace=replace)
-            counts["ran"] += 1
-            counts["failed"] += int(result.error is not None)
-            bar.update(result)
-            breaker.record(result)
+            await committer.submit(traj, question)
+
+    # Folders left by attempts killed before their commit (or by failed episodes about to be
+    # retried): start those episodes from clean folders.
+    await asyncio.to_thread(_clear_episode_dirs, run_dir, todo)
 
     try:
+        if todo:
+            await executor.start()
         with RunProgress(total, total - len(todo), prior, show) as bar:
-            tasks = [asyncio.create_task(worker(bar)) for _ in range(min(config.concurrency, len(todo)))]
-            if tasks:
-                finished, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-                for t in pending:
+
+            def on_commit(result: EpisodeResult) -> None:
+                counts["ran"] += 1
+                counts["failed"] += int(result.error is not None)
+                bar.update(result)
+                breaker.record(result)
+
+            committer = _Committer(
+                run_dir, store, replace=replace, max_pending=2 * config.concurrency, on_commit=on_commit
+            )
+            workers = {
+                asyncio.create_task(worker(committer)) for _ in range(min(config.concurrency, len(todo)))
+            }
+            watched: set[asyncio.Task[None]] = {*workers, committer.task}
+            try:
+                # Until every worker is done, or any task (a worker, or the committer) fails.
+                while workers & watched:
+                    done, watched = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+                    for t in done:
+                        if t.exception() is not None:
+                            raise t.exception()  # type: ignore[misc]
+                await committer.close()
+            finally:
+                for t in [*workers, committer.task]:
                     t.cancel()
-                await asyncio.gather(*pending, return_exceptions=True)
-                for t in finished:
-                    if t.exception() is not None:
-                        raise t.exception()  # type: ignore[misc]
+                await asyncio.gather(*workers, committer.task, return_exceptions=True)
+                await asyncio.to_thread(committer.shutdown)
     finally:
         await executor.close()
     return counts["ran"], counts["failed"]

@@ -129,26 +129,41 @@ class ResultsStore:
         Raises :class:`DuplicateResultError` if the pair is already stored, unless ``replace``
         (used to re-run failed episodes).
         """
-        row = (
-            result.agent,
-            result.question_id,
-            result.model_dump_json(),
-            None if result.correct is None else int(result.correct),
-            result.error,
-            time.time(),
-        )
-        verb = "INSERT OR REPLACE" if replace else "INSERT"
         try:
-            with self._transaction() as conn:
-                conn.execute(
-                    f"{verb} INTO results (agent, question_id, result, correct, error, finished_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    row,
-                )
-        except sqlite3.IntegrityError as exc:
+            self.add_many([result], replace=replace)
+        except DuplicateResultError:
             raise DuplicateResultError(
                 f"a result for agent {result.agent!r} and question {result.question_id!r} is already "
                 f"stored in {self.path}; an episode must not run twice"
+            ) from None
+
+    def add_many(self, results: list[EpisodeResult], *, replace: bool = False) -> None:
+        """Commit several finished episodes in one durable transaction (all or none)."""
+        now = time.time()
+        rows = [
+            (
+                r.agent,
+                r.question_id,
+                r.model_dump_json(),
+                None if r.correct is None else int(r.correct),
+                r.error,
+                now,
+            )
+            for r in results
+        ]
+        verb = "INSERT OR REPLACE" if replace else "INSERT"
+        try:
+            with self._transaction() as conn:
+                conn.executemany(
+                    f"{verb} INTO results (agent, question_id, result, correct, error, finished_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+        except sqlite3.IntegrityError as exc:
+            raise DuplicateResultError(
+                f"one of {len(rows)} results is already stored in {self.path} "
+                f"({', '.join(f'{r.agent}/{r.question_id}' for r in results[:5])}...); "
+                "an episode must not run twice"
             ) from exc
 
     def done_keys(self) -> set[tuple[str, str]]:
