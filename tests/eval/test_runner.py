@@ -180,3 +180,29 @@ def test_summary_weights_questions_not_families() -> None:
     s = summarize(rows).agent("x")
     assert s.overall.accuracy == pytest.approx(0.75)
     assert s.families["A"].accuracy == 1.0 and s.families["B"].accuracy == 0.0
+
+
+async def test_real_agent_on_the_tabletop_in_a_worker_process(tmp_path: Path) -> None:
+    """Passive on the PyBullet tabletop, the simulator in a worker process, graded exactly."""
+    pytest.importorskip("pybullet")
+    from eviseek.eval.datasets import load_dataset
+    from eviseek.models.scripted import ScriptedModel
+
+    questions = load_dataset("tabletop:dev")[:2]
+    truth = {q.id: q.ground_truth for q in questions}
+
+    def answer(messages, config):  # type: ignore[no-untyped-def]
+        gt = truth[config.metadata["question_id"]]
+        return json.dumps({"answer": gt if isinstance(gt, str) else gt[0], "reasoning": "scripted"})
+
+    cfg = RunConfig(
+        agents=["passive"], model="scripted/truth", dataset="tabletop:dev", limit=2, env_workers=1
+    )
+    run = tmp_path / "run"
+    out = await evaluate(cfg, run, model=ScriptedModel(answer, name="scripted/truth"), progress=False)
+    rows = load_results(run)
+    assert out.ran == 2 and all(r.error is None and r.correct for r in rows), rows
+    assert all(r.support in (0.0, 0.5, 1.0) and r.images_in_answer >= 1 for r in rows)
+    traj = Trajectory.load(episode_dir(run, "passive", rows[0].question_id))
+    assert traj.answer_images[0].array(episode_dir(run, "passive", rows[0].question_id)).ndim == 3
+    assert rescore_run(run).summary == out.summary

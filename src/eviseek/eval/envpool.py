@@ -118,16 +118,19 @@ def import_plugins(plugins: Sequence[str]) -> None:
 def _strip_privileged(value: Any) -> Any:
     """Drop depth and segmentation before an observation crosses to the agent's process.
 
-    Agents must never see them, and they are the bulk of an observation's bytes.
+    Agents must never see them, and they are the bulk of an observation's bytes. Copies are
+    stripped, not the originals: an environment may keep its observations for grading.
     """
-    obs: Observation | None = None
+
+    def strip(obs: Observation) -> Observation:
+        if obs.depth is None and obs.segmentation is None:
+            return obs
+        return obs.model_copy(update={"depth": None, "segmentation": None})
+
     if isinstance(value, StepResult):
-        obs = value.observation
-    elif isinstance(value, tuple) and value and isinstance(value[0], Observation):
-        obs = value[0]
-    if obs is not None:
-        obs.depth = None
-        obs.segmentation = None
+        return value.model_copy(update={"observation": strip(value.observation)})
+    if isinstance(value, tuple) and value and isinstance(value[0], Observation):
+        return (strip(value[0]), *value[1:])
     return value
 
 
@@ -285,6 +288,8 @@ class _Worker:
                 [sys.executable, "-m", "eviseek.eval._envworker", setup],
                 pass_fds=[child.fileno()],
                 stdin=subprocess.DEVNULL,
+                # Simulators chatter on stdout (pybullet prints its build time); errors use stderr.
+                stdout=subprocess.DEVNULL,
             )
         finally:
             child.close()
