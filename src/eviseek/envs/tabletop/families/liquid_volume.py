@@ -1,8 +1,9 @@
 """Physical Structure / Liquid Volume: will water poured from one container overflow another?
 
-Scene: a source cup holding water and an empty target container of a different build (tall and
-narrow versus wide and shallow), so volumes are hard to compare by eye. The water in the source is
-70-88 per cent of the target's capacity (no overflow) or 115-140 per cent (overflow). Liquid is
+Scene: a source container holding water and an empty target of the other build (a tall narrow
+cup versus a wide shallow bowl), so volumes are hard to compare by eye. The water is 70-88 per
+cent of the target's capacity (no overflow) or 115-140 per cent (overflow); the target's depth is
+solved for from the water's volume. Liquid is
 simulated state drawn as a translucent slab at the level its volume implies (``ObjectSpec.state``:
 ``liquid_ml``); a spill is drawn as a puddle beside the target.
 
@@ -73,17 +74,24 @@ class Family(TaskFamily):
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = c.colors(rng, 2)
-        tall = (
-            float(rng.uniform(0.05, 0.06)),
-            float(rng.uniform(0.05, 0.06)),
-            float(rng.uniform(0.11, 0.14)),
-        )
-        wide = (float(rng.uniform(0.1, 0.12)), float(rng.uniform(0.1, 0.12)), float(rng.uniform(0.035, 0.05)))
-        src_inner, dst_inner = (tall, wide) if rng.integers(2) else (wide, tall)
-        capacity = dst_inner[0] * dst_inner[1] * dst_inner[2] * 1e6
+        # The source's build is drawn first and its water fixed; the target's depth is then solved
+        # for so that the water is 70-88% (fits) or 115-140% (overflows) of the target's capacity.
+        tall_fp = float(rng.uniform(0.045, 0.06))
+        wide_fp = float(rng.uniform(0.09, 0.12))
+        source_tall = bool(rng.integers(2))
+        if source_tall:
+            src_inner = (tall_fp, tall_fp, float(rng.uniform(0.1, 0.14)))
+        else:
+            src_inner = (wide_fp, wide_fp, float(rng.uniform(0.035, 0.05)))
+        ml = src_inner[0] * src_inner[1] * src_inner[2] * 1e6 * float(rng.uniform(0.6, 0.85))
         overflow = bool(rng.integers(2))
-        ml = capacity * (float(rng.uniform(1.15, 1.4)) if overflow else float(rng.uniform(0.7, 0.88)))
-        ml = min(ml, src_inner[0] * src_inner[1] * src_inner[2] * 1e6 * 0.95)  # the source holds it
+        capacity = ml / (float(rng.uniform(1.15, 1.4)) if overflow else float(rng.uniform(0.7, 0.88)))
+        if source_tall:
+            fp = wide_fp
+        else:
+            # A cup 10-15 cm deep where the footprint allows; its depth follows from the capacity.
+            fp = float(np.clip(np.sqrt(capacity * 1e-6 / rng.uniform(0.1, 0.15)), 0.045, 0.08))
+        dst_inner = (fp, fp, capacity * 1e-6 / (fp * fp))
         heading = float(rng.uniform(0, 360))
         fwd, side = c.unit(heading), c.unit(heading + 90)
         centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
@@ -91,7 +99,7 @@ class Family(TaskFamily):
         s_xy = centre + fwd * depth / 2 + side * 0.1
         d_xy = centre - fwd * depth / 2 - side * 0.1
         # Named by build, not by role: the tall one is a cup, the wide one a bowl.
-        src_cat = "cup" if src_inner is tall else "bowl"
+        src_cat = "cup" if source_tall else "bowl"
         dst_cat = "bowl" if src_cat == "cup" else "cup"
         src = container(
             f"{cols[0]}_{src_cat}",
