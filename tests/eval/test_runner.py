@@ -206,3 +206,41 @@ async def test_real_agent_on_the_tabletop_in_a_worker_process(tmp_path: Path) ->
     traj = Trajectory.load(episode_dir(run, "passive", rows[0].question_id))
     assert traj.answer_images[0].array(episode_dir(run, "passive", rows[0].question_id)).ndim == 3
     assert rescore_run(run).summary == out.summary
+
+
+def _openai_config(dataset: Path, url: str) -> RunConfig:
+    return _config(
+        dataset, agents=["toy-seeker"], model="openai/test-model", base_url=url, api_key_env="EVAL_TEST_KEY"
+    )
+
+
+async def test_a_refused_request_stops_the_run_until_the_model_has_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eviseek.errors import ModelConfigError
+    from eviseek.testing.openai_server import OpenAITestServer, ServerReply
+
+    monkeypatch.setenv("EVAL_TEST_KEY", "sk-eval-secret")
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(4))
+    # A wrong key: every request is refused, so the run stops at once with the server's reason.
+    refuse = OpenAITestServer(lambda req: ServerReply.error(401, "invalid api key"))
+    with refuse as srv, pytest.raises(ModelConfigError) as err:
+        await evaluate(_openai_config(data, srv.base_url), tmp_path / "bad", progress=False)
+    assert "sk-eval-secret" not in str(err.value)
+    with ResultsStore(tmp_path / "bad") as store:
+        assert len(store) == 0
+
+    # Once the model has answered, a refusal is about one episode (a prompt too long, say).
+    def reply(req: dict) -> ServerReply:
+        text = json.dumps(req["messages"])
+        if "question q002" in text:
+            return ServerReply.error(400, "maximum context length exceeded")
+        return ServerReply(text="green")
+
+    with OpenAITestServer(reply) as srv:
+        cfg = _openai_config(data, srv.base_url).model_copy(update={"concurrency": 1})
+        out = await evaluate(cfg, tmp_path / "ok", progress=False)
+    rows = {r.question_id: r for r in load_results(tmp_path / "ok")}
+    assert out.ran == 4 and out.failed == 1
+    assert "maximum context length" in str(rows["q002"].error)
+    assert rows["q000"].correct and rows["q000"].input_tokens  # green is q000's colour

@@ -150,7 +150,9 @@ class ToyAgent:
             stage="answer",
             metadata={"evidence": obs.metadata.get("colour"), "options": question.contract.options or []},
         )
-        completion, call = await generate_recorded(model, [ChatMessage.user(obs.image, question.text)], cfg)
+        completion, call = await generate_recorded(
+            model, [ChatMessage.user(obs.image, f"{question.text} (question {question.id})")], cfg
+        )
         traj.calls.append(call)
         traj.answer_images = [obs.image]
         traj.answer_frame_ids = [obs.frame_id]

@@ -38,12 +38,13 @@ class EpisodeActor:
         self.model = model_from_config(self.config)
         # The actor is already a process of its own; its environments run in its threads.
         self.envs = ThreadEnvProvider()
+        self.model_proven = False
 
     async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
         """Run one episode (see :func:`eviseek.eval.runner.run_episode`)."""
         from eviseek.eval.runner import run_episode
 
-        return await run_episode(
+        traj = await run_episode(
             agent,
             self.agents[agent],
             question,
@@ -51,7 +52,11 @@ class EpisodeActor:
             self.envs,
             seed=seed,
             timeout_s=self.config.timeout_s,
+            model_proven=self.model_proven,
         )
+        if any(c.error is None for c in traj.calls):
+            self.model_proven = True
+        return traj
 
     async def ping(self) -> int:
         """The actor's process id (readiness check)."""
@@ -144,10 +149,9 @@ class RayExecutor:
                 agent, question, f"Ray actor gave no answer within {self.config.timeout_s + 60:g}s"
             )
         except ray.exceptions.RayTaskError as exc:
-            from eviseek.eval.runner import FATAL_ERRORS
-
+            # The actor lets only fatal errors out of an episode (see runner.is_fatal).
             cause = exc.as_instanceof_cause()
-            if isinstance(cause, FATAL_ERRORS):
+            if isinstance(cause, EviseekError):
                 raise cause from None
             return _failed(agent, question, f"{type(cause).__name__}: {cause}")
         except ray.exceptions.RayError as exc:  # actor died, node lost, object lost

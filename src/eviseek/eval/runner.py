@@ -50,8 +50,20 @@ from eviseek.eval.store import EPISODES_DIR, ResultsStore, episode_dir
 from eviseek.models.base import Model
 from eviseek.types import EpisodeResult, Question, Trajectory
 
-FATAL_ERRORS: tuple[type[BaseException], ...] = (ModelConfigError, MissingExtraError, ConfigError)
-"""Raised inside an episode, these stop the run: retrying other questions cannot help."""
+FATAL_ERRORS: tuple[type[BaseException], ...] = (MissingExtraError, ConfigError)
+"""Raised inside an episode, these stop the run: retrying other questions cannot help.
+
+:class:`~eviseek.errors.ModelConfigError` (a request the server refused: bad key, URL, model name,
+or a 400) is one of them until the model has answered once in the run; after that a refusal is
+about that episode (say, a prompt over the context length) and is recorded like any failure."""
+
+
+def is_fatal(exc: BaseException, *, model_proven: bool) -> bool:
+    """Whether ``exc`` raised inside an episode must stop the run (see :data:`FATAL_ERRORS`)."""
+    if isinstance(exc, ModelConfigError):
+        return not model_proven
+    return isinstance(exc, FATAL_ERRORS)
+
 
 LOCK_FILE = ".lock"
 
@@ -131,12 +143,13 @@ async def run_episode(
     *,
     seed: int,
     timeout_s: float,
+    model_proven: bool = False,
 ) -> Trajectory:
     """Run one episode and return its trajectory, never raising for an episode failure.
 
     The returned ``trajectory.result`` carries the raw answer, the failure reason (if any), the
-    visual support grade and the wall time; it is not scored yet. Errors in
-    :data:`FATAL_ERRORS` propagate.
+    visual support grade and the wall time; it is not scored yet. Fatal errors (see
+    :func:`is_fatal`; ``model_proven`` says whether the model has answered in this run) propagate.
     """
     started = time.perf_counter()
     env: LeasedEnv | None = None
@@ -157,11 +170,11 @@ async def run_episode(
         if traj.result is None:
             raise EviseekError(f"agent {agent_name!r} returned a trajectory without a result")
         healthy = True
-    except FATAL_ERRORS:
-        raise
     except asyncio.TimeoutError:
         traj = _failed_trajectory(agent_name, question, model.name, f"timed out after {timeout_s:g}s", "")
     except Exception as exc:
+        if is_fatal(exc, model_proven=model_proven):
+            raise
         traj = _failed_trajectory(
             agent_name, question, model.name, f"{type(exc).__name__}: {exc}", traceback.format_exc()
         )
@@ -201,6 +214,7 @@ class LocalExecutor:
         self.model = model
         self.envs = envs
         self.timeout_s = timeout_s
+        self.model_proven = False
 
     async def start(self) -> None:
         """Start the environment workers."""
@@ -208,9 +222,19 @@ class LocalExecutor:
 
     async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
         """Run one episode here."""
-        return await run_episode(
-            agent, self.agents[agent], question, self.model, self.envs, seed=seed, timeout_s=self.timeout_s
+        traj = await run_episode(
+            agent,
+            self.agents[agent],
+            question,
+            self.model,
+            self.envs,
+            seed=seed,
+            timeout_s=self.timeout_s,
+            model_proven=self.model_proven,
         )
+        if traj.calls and any(c.error is None for c in traj.calls):
+            self.model_proven = True
+        return traj
 
     async def close(self) -> None:
         """Stop the environment workers."""
@@ -280,7 +304,11 @@ def select_questions(config: RunConfig, questions: Sequence[Question] | None) ->
 
 def prepare_run_dir(run_dir: Path, config: RunConfig, questions: list[Question]) -> RunConfig:
     """Create the run directory, or check that ``config`` may resume the run it holds."""
-    config = config.model_copy(update={"questions_sha256": questions_digest(questions)})
+    from eviseek import __version__
+
+    config = config.model_copy(
+        update={"questions_sha256": questions_digest(questions), "eviseek_version": __version__}
+    )
     if (run_dir / "run.json").exists():
         saved = load_config(run_dir)
         check_resumable(saved, config, run_dir)
