@@ -41,6 +41,7 @@ from eviseek.eval.envpool import (
     LeasedEnv,
     ProcessEnvProvider,
     ThreadEnvProvider,
+    default_env_workers,
     import_plugins,
     question_env_id,
 )
@@ -245,7 +246,9 @@ def make_env_provider(config: RunConfig) -> EnvProvider:
     """Worker processes sized to the machine, or threads when ``env_workers == 0``."""
     if config.env_workers == 0:
         return ThreadEnvProvider()
-    return ProcessEnvProvider(config.env_workers, plugins=config.plugins, call_timeout_s=config.timeout_s)
+    # No more simulator processes than CPUs, nor than episodes that can run at once.
+    n = config.env_workers or min(default_env_workers(), config.concurrency)
+    return ProcessEnvProvider(n, plugins=config.plugins, call_timeout_s=config.timeout_s)
 
 
 # --------------------------------------------------------------------------------------------
