@@ -29,6 +29,7 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.report", "report", "report", "Write the paper's tables, figures and CSV from run directories."),
     ("eviseek.cli.judge", "judge", "judge", "Grade answer-time visual support with an LLM judge (appendix B)."),
     ("eviseek.cli.autotool", "app", "autotool", "AutoTool: evaluate dual-mode zoom-in models."),
+    ("eviseek.cli.train", "app", "train", "Train models: AutoTool GRPO with TRL (one machine)."),
 ]
 
 

@@ -35,6 +35,21 @@ class NoVideoQwen3VLProcessor(Qwen3VLProcessor):
             )
         return super().__call__(images=images, text=text, videos=videos, **kwargs)
 
+    def save_pretrained(self, save_directory: str | Path, **kwargs: Any) -> list[str]:  # type: ignore[override]
+        """Save the tokenizer, the image processor and the chat template (there is no video processor).
+
+        The stock method iterates over every sub-processor and fails on the missing one. Load the
+        result back with :meth:`from_directory`.
+        """
+        out = Path(save_directory)
+        out.mkdir(parents=True, exist_ok=True)
+        files = list(self.tokenizer.save_pretrained(str(out)))
+        files += list(self.image_processor.save_pretrained(str(out)))
+        if isinstance(self.chat_template, str):
+            (out / "chat_template.jinja").write_text(self.chat_template, encoding="utf-8")
+            files.append(str(out / "chat_template.jinja"))
+        return [str(f) for f in files]
+
     @classmethod
     def from_directory(cls, path: str | Path, **kwargs: Any) -> NoVideoQwen3VLProcessor:
         """Build the processor from a saved model directory without touching any video processor.

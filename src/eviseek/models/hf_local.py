@@ -102,7 +102,10 @@ class HFLocalModel:
                 f"a hub id in the local cache ({exc}). Download it first (huggingface-cli download ...) "
                 "or pass a directory"
             ) from exc
-        processor = self._load_processor(transformers, source, config)
+        processor, notes = load_vlm_processor(
+            source, trust_remote_code=self.trust_remote_code, max_pixels=self.max_pixels
+        )
+        self.load_notes.extend(notes)
         kwargs: dict[str, Any] = {"trust_remote_code": self.trust_remote_code}
         kwargs["dtype"] = self.dtype
         if self.device == "auto":
@@ -119,26 +122,6 @@ class HFLocalModel:
             model.to(self.device)
         model.eval()
         return model, processor
-
-    def _load_processor(self, transformers: Any, source: str, config: Any) -> Any:
-        try:
-            processor = transformers.AutoProcessor.from_pretrained(
-                source, trust_remote_code=self.trust_remote_code
-            )
-        except (ImportError, ValueError, TypeError, OSError) as exc:
-            if config.model_type not in _NO_VIDEO_FALLBACK:
-                raise ConfigError(f"cannot load the processor of {source!r}: {exc}") from exc
-            from eviseek.models._hf_compat import NoVideoQwen3VLProcessor
-
-            processor = NoVideoQwen3VLProcessor.from_directory(source)
-            self.load_notes.append(f"loaded an image-only processor ({type(exc).__name__}: {exc})")
-        if self.max_pixels is not None:
-            image_processor = processor.image_processor
-            size = dict(getattr(image_processor, "size", None) or {})
-            size["longest_edge"] = self.max_pixels
-            size.setdefault("shortest_edge", min(self.max_pixels, 56 * 56))
-            image_processor.size = size
-        return processor
 
     # -- generation ------------------------------------------------------------------------------
 
@@ -220,6 +203,38 @@ class HFLocalModel:
             finish_reason=finish,
             notes=notes,
         )
+
+
+def load_vlm_processor(
+    source: str, *, trust_remote_code: bool = False, max_pixels: int | None = None
+) -> tuple[Any, list[str]]:
+    """Load the processor of a vision-language checkpoint; returns ``(processor, notes)``.
+
+    Falls back to an image-only processor for architectures whose stock processor needs
+    torchvision for videos (noted in ``notes``). ``max_pixels`` caps the area of a resized image.
+    """
+    transformers = require("transformers", "hf", "local transformers models")
+    notes: list[str] = []
+    try:
+        processor = transformers.AutoProcessor.from_pretrained(source, trust_remote_code=trust_remote_code)
+    except (ImportError, ValueError, TypeError, OSError) as exc:
+        try:
+            config = transformers.AutoConfig.from_pretrained(source, trust_remote_code=trust_remote_code)
+        except OSError:
+            raise ConfigError(f"cannot load the processor of {source!r}: {exc}") from exc
+        if config.model_type not in _NO_VIDEO_FALLBACK:
+            raise ConfigError(f"cannot load the processor of {source!r}: {exc}") from exc
+        from eviseek.models._hf_compat import NoVideoQwen3VLProcessor
+
+        processor = NoVideoQwen3VLProcessor.from_directory(source)
+        notes.append(f"loaded an image-only processor ({type(exc).__name__}: {exc})")
+    if max_pixels is not None:
+        image_processor = processor.image_processor
+        size = dict(getattr(image_processor, "size", None) or {})
+        size["longest_edge"] = max_pixels
+        size["shortest_edge"] = min(int(size.get("shortest_edge") or max_pixels), max_pixels)
+        image_processor.size = size
+    return processor, notes
 
 
 def to_hf_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:

@@ -65,12 +65,12 @@ class TinyVLMConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     seed: int = 0
-    vocab_size: int = 1024
-    hidden_size: int = 64
-    intermediate_size: int = 128
+    vocab_size: int = 2048
+    hidden_size: int = 128
+    intermediate_size: int = 256
     num_layers: int = 2
-    num_heads: int = 2
-    num_kv_heads: int = 1
+    num_heads: int = 4
+    num_kv_heads: int = 2
     head_dim: int = 32
     vision_depth: int = 1
     vision_hidden_size: int = 32
@@ -157,6 +157,20 @@ def _corpus() -> list[str]:
         "<think>The target is small so I zoom in.</think><answer>A</answer>",
         "# Tools\n\nYou are provided with function signatures within <tools></tools> XML tags:",
         "system\nuser\nassistant\ntool\n\n",
+    ]
+    # eviseek's own AutoTool prompts and TRL's tool header: a model built for smoke training
+    # then spends a few hundred tokens on a prompt instead of over a thousand.
+    from eviseek.autotool.prompts import answer_format, system_prompt, user_prompt
+
+    lines += [system_prompt(tools=True), system_prompt(tools=False)]
+    lines += [
+        user_prompt("Which letter is printed on the small white tag?", answer_format=answer_format(k))
+        for k in ("option", "yes_no", "integer", "text")
+    ]
+    lines += [
+        user_prompt(
+            "Is the large red rectangle in the left or the right half of the image?", image_size=(128, 96)
+        )
     ]
     return lines * 4
 
@@ -261,9 +275,5 @@ def _write_tiny_vlm(out: Path, cfg: TinyVLMConfig) -> None:
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
     model.generation_config.bos_token_id = None
     model.save_pretrained(str(out))
-    # ProcessorMixin.save_pretrained cannot save a missing video processor: save the parts
-    # (building the processor above checked that they fit together).
-    processor.tokenizer.save_pretrained(str(out))
-    processor.image_processor.save_pretrained(str(out))
-    (out / "chat_template.jinja").write_text(str(processor.chat_template), encoding="utf-8")
+    processor.save_pretrained(str(out))
     (out / "eviseek_tiny_vlm.json").write_text(cfg.model_dump_json(indent=2), encoding="utf-8")

@@ -1,0 +1,74 @@
+"""``eviseek train``: training jobs (AutoTool GRPO with TRL on one machine).
+
+Only light imports here; the trainer loads torch, transformers and TRL when a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(no_args_is_help=True)
+
+
+def _parse_set(items: list[str]) -> dict[str, object]:
+    """``--set grpo.max_steps=2`` items as dotted overrides (values read as JSON when they parse)."""
+    from eviseek.errors import ConfigError
+
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r} must look like key.sub=value, e.g. --set grpo.max_steps=2")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+@app.command("autotool")
+def autotool(
+    config: Path = typer.Option(..., "--config", "-c", help="YAML or JSON training config (see examples/)."),
+    output_dir: Path | None = typer.Option(None, "--output-dir", "-o", help="Override output_dir."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Override grpo.max_steps."),
+    set_: list[str] = typer.Option(
+        [], "--set", help="Override any setting: --set grpo.learning_rate=1e-6 (repeatable)."
+    ),
+    check: bool = typer.Option(False, "--check", help="Validate the config, print it and exit."),
+    no_save: bool = typer.Option(False, "--no-save", help="Do not write the trained model."),
+) -> None:
+    """Train an AutoTool policy with GRPO (TRL): zoom tool in the rollouts, MSPO rewards, AMB."""
+    from eviseek.errors import EviseekError
+    from eviseek.train.autotool_config import load_config
+
+    try:
+        overrides = _parse_set(set_)
+        if output_dir is not None:
+            overrides["output_dir"] = str(output_dir)
+        if max_steps is not None:
+            overrides["grpo.max_steps"] = max_steps
+        cfg = load_config(config, overrides)
+        if check:
+            typer.echo(cfg.model_dump_json(indent=2))
+            return
+        from eviseek.train.trl_autotool import train_autotool
+
+        summary = train_autotool(cfg, save=not no_save)
+    except EviseekError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(
+        f"trained {summary.steps} GRPO steps in {summary.train_seconds:.1f} s "
+        f"({summary.seconds_per_step:.2f} s/step); zoom calls {summary.tool_calls}, "
+        f"crops returned {summary.tool_crops_returned}, crops in completions {summary.crops_in_completions}"
+    )
+    last = summary.amb_history[-1] if summary.amb_history else None
+    if last is not None:
+        typer.echo(
+            f"AMB at step {last['step']}: ratio_on={last['ratio_on']} lambda_on={last['lambda_on']:.3f} "
+            f"lambda_off={last['lambda_off']:.3f} released={last['released']}"
+        )
+    typer.echo(f"summary: {Path(summary.output_dir) / 'summary.json'}")

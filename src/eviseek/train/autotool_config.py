@@ -1,0 +1,269 @@
+"""The configuration of ``eviseek train autotool``: one YAML or JSON file, validated up front.
+
+Every setting a run needs lives in :class:`AutoToolTrainConfig`. Validation rejects
+combinations that cannot work (a generation batch that does not split into groups, a
+completion budget too short to hold a tool call, an AMB schedule longer than the run ...) with
+a message that says which field to change and how, before any model is loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from eviseek.envs.image.zoom import ZoomSettings
+from eviseek.errors import ConfigError
+from eviseek.testing.tiny_vlm import TinyVLMConfig
+from eviseek.train.amb import AMBConfig
+from eviseek.train.data import SyntheticConfig
+
+Layout = Literal["deepeyes", "vstar", "arxivqa", "thinklite", "saved"]
+Coordinates = Literal["shown", "original", "normalized_1000"]
+
+MIN_TOOL_COMPLETION_TOKENS = 64
+"""Below this, no completion can hold a tool call, the tool's reply and an answer: TRL would
+silently drop the tool's image (the call is still counted), which looks like training but is not."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SyntheticData(SyntheticConfig):
+    """Generated high-resolution images with small targets (see :mod:`eviseek.train.data`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(default=16, ge=1)
+    seed: int = 0
+
+
+class FileData(_Strict):
+    """Training rows read from a file in one of the public layouts."""
+
+    path: Path
+    layout: Layout
+    limit: int | None = Field(default=None, ge=1)
+
+
+class DataConfig(_Strict):
+    """Where the training questions come from: exactly one of ``synthetic`` or ``file``."""
+
+    synthetic: SyntheticData | None = None
+    file: FileData | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataConfig:
+        if (self.synthetic is None) == (self.file is None):
+            raise ValueError(
+                "data needs exactly one source: either 'synthetic: {n: 16}' or "
+                "'file: {path: train.parquet, layout: deepeyes}'"
+            )
+        return self
+
+
+class WarmupConfig(_Strict):
+    """A short supervised overfit before GRPO, so a random or weak model emits the protocol.
+
+    It teaches the exact reply shapes on the training rows themselves (a zoom call on the
+    target box followed by the answer for rows that need zooming, a direct answer otherwise).
+    Use it for smoke runs with a random model; a real checkpoint needs ``steps: 0``.
+    """
+
+    steps: int = Field(default=0, ge=0)
+    learning_rate: float = Field(default=3e-3, gt=0)
+    batch_size: int = Field(default=4, ge=1)
+
+
+class GRPOSettings(_Strict):
+    """The GRPO settings handed to TRL's ``GRPOConfig`` (paper values in the comments)."""
+
+    max_steps: int = Field(default=80, ge=1)  # paper: 80 iterations
+    learning_rate: float = Field(default=1e-6, gt=0)  # paper: 1e-6, AdamW
+    num_generations: int = Field(default=16, ge=2)  # paper: 16 rollouts per query
+    per_device_train_batch_size: int = Field(default=16, ge=1)
+    gradient_accumulation_steps: int = Field(default=1, ge=1)
+    steps_per_generation: int | None = Field(default=None, ge=1)
+    num_iterations: int = Field(default=1, ge=1)
+    max_completion_length: int = Field(default=20480, ge=1)  # paper: 20,480 tokens
+    max_tool_calling_iterations: int = Field(default=5, ge=1)
+    temperature: float = Field(default=1.0, gt=0)
+    top_p: float = Field(default=1.0, gt=0, le=1)
+    beta: float = Field(default=0.0, ge=0)  # no KL term, as in DeepEyes
+    epsilon: float = Field(default=0.2, gt=0)  # paper: clip 0.2
+    loss_type: str = "grpo"
+    logging_steps: int = Field(default=1, ge=1)
+    save_steps: int | None = Field(default=None, ge=1)
+    seed: int = 0
+    bf16: bool = False
+    gradient_checkpointing: bool = False
+    use_cpu: bool = False
+    use_vllm: bool = False
+    vllm_mode: Literal["colocate", "server"] = "colocate"
+    vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, le=1)
+    report_to: list[str] = Field(default_factory=list)
+    log_completions: bool = False
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Further ``GRPOConfig`` fields passed through unchanged (checked by TRL itself)."""
+
+
+class RewardSettings(_Strict):
+    """Weights of ``R = w_acc * accuracy + w_format * format + lambda * tool`` (paper: 0.8, 0.2)."""
+
+    accuracy_weight: float = 0.8
+    format_weight: float = 0.2
+    tool_weight: float = 1.0
+    """Multiplies ``lambda_mode * R_tool``; AMB's lambdas carry the paper's 1.2."""
+    on_correct: float = 1.0
+    on_wrong: float = -0.5
+    off_correct: float = 1.0
+    judge: str | None = None
+    """Model id of an LLM judge for answers the rules cannot settle (e.g. ``openai/qwen2.5-72b``)."""
+
+
+class ZoomToolConfig(_Strict):
+    """How the zoom tool reads boxes and which boxes it accepts."""
+
+    coordinates: Coordinates = "shown"
+    """Frame of the model's boxes: ``shown`` (pixels of the image after the processor resized
+    it, as Qwen2.5-VL writes them), ``original`` (pixels of the file) or ``normalized_1000``
+    (a 0..1000 grid, as Qwen3-VL writes them)."""
+    settings: ZoomSettings = Field(default_factory=ZoomSettings)
+
+
+class AutoToolTrainConfig(_Strict):
+    """Everything ``eviseek train autotool`` needs. Load with :func:`load_config`."""
+
+    model: str | None = None
+    """A local directory or a hub id (already downloaded), e.g. ``Qwen/Qwen3-VL-8B-Instruct``."""
+    tiny_model: TinyVLMConfig | None = None
+    """Build a tiny random Qwen3-VL offline instead of loading ``model`` (smoke runs)."""
+    output_dir: Path = Path("runs/autotool-trl")
+    data: DataConfig
+    warmup: WarmupConfig = Field(default_factory=WarmupConfig)
+    grpo: GRPOSettings = Field(default_factory=GRPOSettings)
+    rewards: RewardSettings = Field(default_factory=RewardSettings)
+    amb: AMBConfig = Field(default_factory=AMBConfig)
+    zoom: ZoomToolConfig = Field(default_factory=ZoomToolConfig)
+    torch_threads: int | None = Field(default=None, ge=1)
+    """Intra-op threads for torch on CPU. On a small shared machine 1 is often many times faster
+    than the default (threads of a tiny model spend their time waiting on each other)."""
+    max_image_pixels: int | None = Field(default=None, ge=1024)
+    """Cap on the area of each image after the processor resizes it (the processor's default
+    otherwise). The model sees the image at this size, and ``shown`` boxes refer to it."""
+
+    @model_validator(mode="after")
+    def _check(self) -> AutoToolTrainConfig:
+        g = self.grpo
+        if (self.model is None) == (self.tiny_model is None):
+            raise ValueError(
+                "set exactly one of 'model' (a checkpoint directory or hub id) or 'tiny_model: {}' "
+                "(a tiny random model built offline for smoke runs)"
+            )
+        if g.max_completion_length < MIN_TOOL_COMPLETION_TOKENS:
+            raise ValueError(
+                f"grpo.max_completion_length={g.max_completion_length} cannot hold a tool call, the "
+                f"tool's reply (with the crop's image tokens) and an answer; use at least "
+                f"{MIN_TOOL_COMPLETION_TOKENS} (the paper used 20480)"
+            )
+        generation_batch = g.per_device_train_batch_size * g.gradient_accumulation_steps
+        if g.steps_per_generation is not None:
+            generation_batch = g.per_device_train_batch_size * g.steps_per_generation
+        if generation_batch % g.num_generations:
+            raise ValueError(
+                f"the generation batch ({generation_batch} = per_device_train_batch_size x "
+                f"{'steps_per_generation' if g.steps_per_generation else 'gradient_accumulation_steps'}) "
+                f"must be a multiple of grpo.num_generations ({g.num_generations}) so every question "
+                f"gets a full group; e.g. set per_device_train_batch_size to {g.num_generations}"
+            )
+        if g.bf16 and g.use_cpu:
+            raise ValueError("grpo.bf16 needs a GPU; drop bf16 or use_cpu")
+        if g.use_vllm and (g.use_cpu or self.tiny_model is not None):
+            raise ValueError(
+                "grpo.use_vllm needs a GPU and a real checkpoint: set use_vllm: false for CPU or tiny runs"
+            )
+        release = self.amb.release_at
+        if self.amb.total_steps is not None and self.amb.total_steps != g.max_steps:
+            raise ValueError(
+                f"amb.total_steps ({self.amb.total_steps}) differs from grpo.max_steps ({g.max_steps}); "
+                "set them equal or use amb.release_step"
+            )
+        if release is not None and release > g.max_steps:
+            raise ValueError(
+                f"AMB would release at step {release}, after the run ends (grpo.max_steps={g.max_steps}); "
+                "lower amb.release_step or raise grpo.max_steps"
+            )
+        r = self.rewards
+        if min(r.accuracy_weight, r.format_weight, r.tool_weight) < 0:
+            raise ValueError("reward weights must be non-negative")
+        if r.on_wrong > 0:
+            raise ValueError(
+                f"rewards.on_wrong={r.on_wrong} would reward wrong answers after a tool call; "
+                "use 0 or a negative penalty (paper: -0.5)"
+            )
+        return self
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> AutoToolTrainConfig:
+    """Read a YAML (``.yaml``/``.yml``) or JSON file into a validated config.
+
+    ``overrides`` are dotted keys applied before validation, e.g. ``{"grpo.max_steps": 2}``.
+    Errors name the file and the field and say how to fix it.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {p} does not exist")
+    text = p.read_text(encoding="utf-8")
+    try:
+        if p.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        elif p.suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ConfigError(f"config file {p} must end in .yaml, .yml or .json")
+    except (ValueError, ImportError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"cannot read {p}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p} must hold a mapping of settings at the top level")
+    for key, value in (overrides or {}).items():
+        _set_dotted(data, key, value)
+    base = p.parent
+    try:
+        cfg = AutoToolTrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{p}: {format_validation_error(exc)}") from exc
+    # Relative data paths are read relative to the config file, so configs travel with their data.
+    if cfg.data.file is not None and not cfg.data.file.path.is_absolute():
+        cfg.data.file.path = base / cfg.data.file.path
+    return cfg
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    """One line per problem: the dotted field and pydantic's message (with our fix hints)."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown setting (check the spelling against the example configs in examples/)"
+        lines.append(f"{loc}: {msg}")
+    return "; ".join(lines)
+
+
+def _set_dotted(data: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value

@@ -1,0 +1,190 @@
+"""AutoTool GRPO with TRL: real GRPO steps on a tiny local Qwen3-VL, plus the pieces around them."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("trl")
+pytest.importorskip("datasets")
+
+from eviseek.autotool.prompts import ZOOM_ERROR_PREFIX
+from eviseek.models._hf_compat import NoVideoQwen3VLProcessor
+from eviseek.testing.tiny_vlm import build_tiny_vlm
+from eviseek.train.autotool_config import AutoToolTrainConfig
+from eviseek.train.data import SyntheticConfig, synthetic_row
+from eviseek.train.rewards import FormatReward, ToolReward
+from eviseek.train.trl_autotool import (
+    FullRolloutReward,
+    ImageFrame,
+    ZoomToolEnvironment,
+    _assistant_mask,
+    build_trainer,
+    rollout_messages,
+)
+
+SMALL = SyntheticConfig(width=320, height=240, target_size=24, distractors=3)
+
+
+@pytest.fixture(scope="module")
+def processor() -> Any:
+    return NoVideoQwen3VLProcessor.from_directory(build_tiny_vlm())
+
+
+def _smoke_config(tmp: Path) -> AutoToolTrainConfig:
+    return AutoToolTrainConfig.model_validate(
+        {
+            "tiny_model": {},
+            "output_dir": str(tmp / "run"),
+            "torch_threads": 1,
+            "data": {"synthetic": {"n": 4}},
+            "warmup": {"steps": 100, "learning_rate": 0.003, "batch_size": 2},
+            "grpo": {
+                "max_steps": 3,
+                "learning_rate": 1e-5,
+                "num_generations": 2,
+                "per_device_train_batch_size": 4,
+                "max_completion_length": 160,
+                "max_tool_calling_iterations": 2,
+                "temperature": 0.5,
+                "use_cpu": True,
+            },
+            "amb": {"base": 1.2, "release_step": 2},
+        }
+    )
+
+
+@pytest.mark.slow
+def test_grpo_smoke_runs_real_steps_with_the_zoom_tool(tmp_path: Path) -> None:
+    # Two questions that need a zoom and two that do not, so both modes appear.
+    rows = [
+        synthetic_row(s, SMALL, needs_zoom=z) for s, z in ((11, True), (12, False), (13, True), (14, False))
+    ]
+    cfg = _smoke_config(tmp_path)
+    run = build_trainer(cfg, rows=rows)
+
+    # The warm-up really fitted the ideal replies (cross-entropy of a random model is ~7.6).
+    losses = run.warmup.losses
+    assert len(losses) == 100 and losses[0] > 5 and max(losses[-5:]) < 0.5
+
+    summary = run.train(save=True)
+    assert summary.steps == 3
+    steps = [h for h in summary.log_history if "loss" in h]
+    assert len(steps) == 3
+    for h in steps:
+        for key in ("loss", "reward", "rewards/accuracy/mean", "rewards/format/mean", "rewards/tool/mean"):
+            assert isinstance(h[key], float) and math.isfinite(h[key]), (key, h)
+        # AMB's ratio and both lambdas reach TRL's log every step.
+        assert {"amb/lambda_on", "amb/lambda_off", "amb/released"} <= set(h)
+    # The tool ran inside the rollouts and its crops reached the completions the rewards scored.
+    assert summary.tool_crops_returned >= 1
+    assert summary.crops_in_completions >= 1
+    assert any(h.get("autotool/crops_in_completion", 0) > 0 for h in steps)
+    assert any(h.get("tools/call_frequency", 0) > 0 for h in steps)
+
+    # AMB's per-step log: adaptive before the release step, equal to the base from it on.
+    amb_lines = [json.loads(x) for x in (Path(cfg.output_dir) / "amb.jsonl").read_text().splitlines()]
+    assert [a["step"] for a in amb_lines] == [0, 1, 2]
+    assert amb_lines[-1]["released"] and amb_lines[-1]["lambda_on"] == amb_lines[-1]["lambda_off"] == 1.2
+    for a in amb_lines[:2]:
+        assert not a["released"]
+        if a["ratio_on"] is not None and a["ratio_on"] != 0.5:
+            # The under-used mode gets the larger coefficient.
+            assert (a["lambda_on"] > a["lambda_off"]) == (a["ratio_on"] < 0.5)
+    saved = json.loads((Path(cfg.output_dir) / "summary.json").read_text())
+    assert saved["steps"] == 3
+
+    # The trained policy loads back through the hf/ provider.
+    import asyncio
+
+    from eviseek.models import get_model
+    from eviseek.types import ChatMessage, GenerateConfig, Image
+
+    model = get_model(f"hf/{summary.saved_model}")
+    img = Image.from_array(np.asarray(rows[0].pil_images()[0]))
+    out = asyncio.run(model.generate([ChatMessage.user(img, "hi")], GenerateConfig(max_tokens=4)))
+    assert out.usage.output_tokens is not None and out.usage.output_tokens >= 1
+
+
+def test_shown_frame_matches_what_the_processor_feeds_the_model(processor: Any) -> None:
+    frame = ImageFrame.from_processor(processor)
+    patch = processor.image_processor.patch_size
+    from PIL import Image as PILImage
+
+    for w, h in ((320, 240), (2048, 1536), (50, 700), (33, 33), (4000, 300)):
+        pil = PILImage.new("RGB", (w, h))
+        grid = processor.image_processor(images=[pil], return_tensors="pt")["image_grid_thw"][0].tolist()
+        assert frame.shown_size(w, h) == (grid[2] * patch, grid[1] * patch), (w, h)
+
+
+def test_zoom_environment_maps_boxes_and_reports_errors(processor: Any) -> None:
+    from PIL import Image as PILImage
+
+    arr = np.zeros((240, 320, 3), dtype=np.uint8)
+    arr[120:240, 160:320] = (255, 0, 0)  # bottom-right quarter is red
+    env = ZoomToolEnvironment("shown", ImageFrame.from_processor(processor))
+    env.reset(images=[PILImage.fromarray(arr)], prompt=[], ground_truth="A")
+    sw, sh = env.frame.shown_size(320, 240)
+    out = env.image_zoom_in_tool([sw / 2, sh / 2, sw, sh], label="red")
+    assert isinstance(out, list) and out[0]["type"] == "image"
+    crop = np.asarray(out[0]["image"])
+    assert crop.shape[:2] == (120, 160) and (crop == (255, 0, 0)).all()
+    assert env.calls[-1]["box_original"] == [160, 120, 320, 240]
+    bad = env.image_zoom_in_tool([10, 10, 11, 11])
+    assert isinstance(bad, str) and bad.startswith(ZOOM_ERROR_PREFIX) and "too small" in bad
+    nonsense = env.image_zoom_in_tool(["a", 1, 2, 3])  # type: ignore[list-item]
+    assert isinstance(nonsense, str) and nonsense.startswith(ZOOM_ERROR_PREFIX)
+    assert env.total_calls == 3 and env.total_crops == 1
+    empty = ZoomToolEnvironment()
+    empty.reset(prompt=[])
+    assert empty.image_zoom_in_tool([0, 0, 10, 10]).startswith(ZOOM_ERROR_PREFIX)  # type: ignore[union-attr]
+
+
+ROLLOUT = (
+    '<tool_on><think>small</think><tool_call>\n{"name": "image_zoom_in_tool", "arguments": '
+    '{"bbox_2d": [0, 0, 64, 64]}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n'
+    "<|vision_start|><|image_pad|><|image_pad|><|vision_end|>Zoomed into [0, 0, 64, 64].\n"
+    "</tool_response><|im_end|>\n<|im_start|>assistant\n<think>seen</think><answer>B</answer><|im_end|>"
+)
+
+
+def test_rollout_messages_rebuilds_turns_and_crops() -> None:
+    msgs = rollout_messages(ROLLOUT)
+    assert [m["role"] for m in msgs] == ["assistant", "user", "assistant"]
+    assert msgs[0]["content"].startswith("<tool_on><think>small</think><tool_call>")
+    assert msgs[1]["content"][0] == {"type": "image"}
+    assert "<|image_pad|>" not in msgs[1]["content"][1]["text"]
+    assert msgs[2]["content"] == "<think>seen</think><answer>B</answer>"
+    failed = ROLLOUT.replace(
+        "<|vision_start|><|image_pad|><|image_pad|><|vision_end|>Zoomed", "Zoom failed: no"
+    )
+    assert all(p.get("type") != "image" for p in rollout_messages(failed)[1]["content"])
+
+
+def test_full_rollout_reward_scores_the_mode_token_trl_drops(processor: Any) -> None:
+    tok = processor.tokenizer
+    ids = [
+        tok.encode(ROLLOUT, add_special_tokens=False),
+        tok.encode(ROLLOUT.replace(">B<", ">C<"), add_special_tokens=False),
+    ]
+    # What TRL's parser hands the reward for such a turn: the mode token can be missing.
+    trl_view = [[{"role": "assistant", "content": "<answer>B</answer>"}]] * 2
+    tool = FullRolloutReward(ToolReward(), tok, monitor=True)
+    fmt = FullRolloutReward(FormatReward(), tok)
+    kwargs = {"completion_ids": ids, "ground_truth": ["B", "B"], "answer_kind": ["text", "text"]}
+    logged: dict[str, float] = {}
+    assert tool(trl_view, log_metric=logged.__setitem__, **kwargs) == [1.0, -0.5]
+    assert fmt(trl_view, **kwargs) == [1.0, 1.0]
+    assert tool.crops_in_completions == 2 and logged["autotool/crops_in_completion"] == 1.0
+    assert tool.__name__ == "tool"
+
+
+def test_assistant_mask_covers_replies_only() -> None:
+    header = [1, 2]
+    ids = [9, 1, 2, 5, 6, 0, 7, 1, 2, 8, 0]
+    assert _assistant_mask(ids, header, 0) == [0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1]
