@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
-from itertools import pairwise
+from itertools import pairwise, permutations
 
 import numpy as np
 import pytest
@@ -155,29 +155,61 @@ def test_physical_truth_is_reproduced_by_the_agents_own_test_in_a_fresh_env(slug
         env.close()
 
 
-def test_stacking_orders_rebuild_in_a_fresh_env() -> None:
+@cache
+def stacking_questions() -> tuple[Question, ...]:
+    """Three questions whose seed draws designs with 1, 2 and 4 stable orders."""
+    return tuple(generate_questions(3, 3, subcategories=["stacking_and_stability"], render_images=False))
+
+
+def stacking_orders_from_geometry(s: SceneSpec, names: list[str]) -> set[str]:
+    """Stable orders predicted from the spec alone: nothing rests on a ball, cone or pyramid, and
+    an open bin carries only what is wider than its inner opening (narrower things drop in)."""
+
+    def carries(lower: str, upper: str) -> bool:
+        lo, up = s.object(lower), s.object(upper)
+        if lo.category in ("ball", "cone", "pyramid"):
+            return False
+        if lo.shape == "container":
+            return min(up.size[0], up.size[1]) > lo.size[0] - 2 * lo.wall
+        return True
+
+    return {"|".join(p) for p in permutations(names) if carries(p[0], p[1]) and carries(p[1], p[2])}
+
+
+def test_stacking_orders_match_geometry_and_rebuild_in_a_fresh_env() -> None:
     env = TabletopEnv(width=96, height=72)
     try:
-        for q in questions("stacking_and_stability"):
+        for q in stacking_questions():
             assert isinstance(q.ground_truth, list) and q.ground_truth
             assert q.metadata["stable_orders"] == q.ground_truth
             s = SceneSpec.model_validate(q.scene)
+            names = q.metadata["objects"]
+            assert set(q.ground_truth) == stacking_orders_from_geometry(s, names), q.id
+            assert len(q.ground_truth) < 6  # some order always fails
             for order in q.ground_truth:
-                names = order.split("|")
-                # Independent geometry: nothing rests on a ball, a cone or a pyramid.
-                assert all(s.object(n).category not in ("ball", "cone", "pyramid") for n in names[:2])
                 env.reset(options={"question": q})
-                for lower, upper in pairwise(names):
+                for lower, upper in pairwise(order.split("|")):
                     res = env.step(Action(name="put_on", args={"object": upper, "target": lower}))
                     assert res.feedback.success, (order, res.feedback)
-                assert res.feedback.state["current_stack"] == names
+                assert res.feedback.state["current_stack"] == order.split("|")
                 assert env.visual_support([res.observation.frame_id]) == 1.0
+            # A failing order really fails when the agent tries it.
+            bad = next("|".join(p) for p in permutations(names) if "|".join(p) not in q.ground_truth)
+            env.reset(options={"question": q})
+            outcomes = [
+                env.step(Action(name="put_on", args={"object": upper, "target": lower})).feedback.success
+                for lower, upper in pairwise(bad.split("|"))
+            ]
+            assert not all(outcomes), (q.id, bad)
             assert score_answer(q, ", ".join(q.ground_truth[0].split("|"))).correct
-            wrong = [n for n in q.metadata["objects"] if s.object(n).category in ("ball", "cone", "pyramid")]
-            rest = [n for n in q.metadata["objects"] if n not in wrong]
-            assert not score_answer(q, ", ".join(wrong + rest)).correct
+            assert not score_answer(q, ", ".join(bad.split("|"))).correct
     finally:
         env.close()
+
+
+def test_stacking_designs_vary_the_number_of_stable_orders() -> None:
+    counts = {len(q.ground_truth) for q in stacking_questions()}  # type: ignore[arg-type]
+    assert counts == {1, 2, 4}, counts
 
 
 def test_answers_vary_across_questions() -> None:

@@ -1,9 +1,19 @@
 """Physical Dynamics / Stacking & Stability: in what order do three objects stack stably?
 
-Scene: three objects side by side on the table: two with flat tops (cubes of different sizes or
-an upright cylinder) and one that nothing can rest on (a ball, a cone or a pyramid). Which flat
-object may go on which depends on their sizes. The agent can test stacks with ``pick_up``,
-``put_on``, ``place_on_table`` and ``put_back``; ``put_on`` reports the ``current_stack``.
+Scene: three objects side by side on the table, drawn from one of four designs so that the number
+of stable orders varies (1, 2 or 4 of the 6) and some plausible-looking orders fail:
+
+- two carriers (cube or upright cylinder, one large, one small) and a cap (ball, cone or pyramid,
+  which nothing can rest on): 2 stable orders, the cap on top;
+- an open bin, a carrier wider than the bin's opening and one narrower: the wide one rests on the
+  rim, the narrow one drops inside instead of staying on top: 4 stable orders;
+- a bin, a wide carrier and a cap that is either wider than the opening (it rests on the rim:
+  2 orders) or narrower (it drops in: 1 order);
+- a bin, a narrow carrier and a wide cap: only narrow carrier, bin, cap stands (1 order).
+
+Wide means at least 1.6 cm wider than the bin's inner opening and narrow at least 1.2 cm
+narrower, so physics decides clearly. The agent can test stacks with ``pick_up``, ``put_on``,
+``place_on_table`` and ``put_back``; ``put_on`` reports the ``current_stack``.
 
 Ground truth: by simulation. Every one of the six orders is built in a fresh copy of the scene
 with the same ``put_on`` the agent uses; an order is stable when both placements succeed and the
@@ -24,12 +34,25 @@ from typing import Any
 import numpy as np
 
 from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._physical import container
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.manipulation import Manipulator
-from eviseek.envs.tabletop.scene import SceneSpec
+from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
 from eviseek.envs.tabletop.sim import TabletopSim
 from eviseek.envs.tabletop.support import AnyOf, Evidence, OutcomeEvidence
 from eviseek.types import AnswerContract
+
+CARRIERS = ("cube", "cylinder")
+"""Flat-topped objects that can carry another one."""
+CAPS = ("ball", "cone", "pyramid")
+"""Objects nothing can rest on: they only go on top."""
+DESIGNS = ("two_carriers_and_cap", "bin_wide_and_narrow", "bin_wide_and_cap", "bin_narrow_and_cap")
+"""Scene designs, drawn with equal odds (see the module docstring)."""
+BIN_WALL = 0.008
+WIDE_MARGIN = 0.016
+"""Metres by which a 'wide' object exceeds a bin's inner opening (it rests on the rim)."""
+NARROW_MARGIN = 0.012
+"""Metres by which a 'narrow' object is smaller than the opening (it drops inside)."""
 
 
 def order_is_stable(sim: TabletopSim, scene: SceneSpec, order: tuple[str, ...]) -> bool:
@@ -54,29 +77,32 @@ class Family(TaskFamily):
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = c.colors(rng, 3)
-        flat = c.pick(rng, [("cube", "cube"), ("cube", "cylinder"), ("cylinder", "cube")])
-        top = c.pick(rng, ["ball", "cone", "pyramid"])
-        big, small = float(rng.uniform(0.075, 0.09)), float(rng.uniform(0.04, 0.05))
-        cats = [flat[0], flat[1], top]
-        scales = [big, small, float(rng.uniform(0.045, 0.055))]
-        order = rng.permutation(3)
         heading = float(rng.uniform(0, 360))
         side = c.unit(heading + 90)
         centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
-        objs = []
+        items = self._design(rng)
+        order = rng.permutation(3)
+        objs: list[ObjectSpec] = []
         for slot, k in enumerate(order):
-            xy = centre + side * (slot - 1) * 0.16
-            objs.append(
-                c.make_object(
-                    cats[int(k)],
-                    cols[int(k)],
-                    (float(xy[0]), float(xy[1])),
-                    scales[int(k)],
-                    yaw=heading,
-                    mass=0.2,
-                    friction=0.8,
+            xy = centre + side * (slot - 1) * 0.17
+            cat, scale, extra = items[int(k)]
+            col = cols[int(k)]
+            where = (float(xy[0]), float(xy[1]))
+            if cat == "bin":
+                objs.append(
+                    container(
+                        f"{col}_bin",
+                        col,
+                        where,
+                        (scale, scale, extra),
+                        wall=BIN_WALL,
+                        yaw=heading,
+                        mass=0.15,
+                        movable=True,
+                    )
                 )
-            )
+            else:
+                objs.append(c.make_object(cat, col, where, scale, yaw=heading, mass=0.2, friction=0.8))
         camera = c.orbit_pose(
             (float(centre[0]), float(centre[1]), 0.04),
             heading + 180 + float(rng.uniform(-20, 20)),
@@ -92,12 +118,42 @@ class Family(TaskFamily):
                 kind="sequence", options=names, format_hint="Bottom to top, separated by commas."
             ),
             guidance=(
-                "Shapes and sizes decide what can carry what. Test candidate stacks: pick_up an object, "
+                "Shapes and sizes decide what can carry what; an object set on an open bin may drop "
+                "inside instead of resting on the rim. Test candidate stacks: pick_up an object, "
                 "put_on(object, target) to place it on another and read current_stack; place_on_table "
                 "or put_back undoes a try. " + c.CAMERA_GUIDANCE
             ),
             metadata={"objects": names},
         )
+
+    @staticmethod
+    def _design(rng: np.random.Generator) -> list[tuple[str, float, float]]:
+        """Three (category, scale, bin depth) items of one of the four designs (module docstring).
+
+        A bin's scale is its inner opening; every other scale is the object's width.
+        """
+
+        def carrier() -> str:
+            return str(c.pick(rng, list(CARRIERS)))
+
+        cap = str(c.pick(rng, list(CAPS)))
+        design = c.pick(rng, list(DESIGNS))
+        if design == "two_carriers_and_cap":
+            return [
+                (carrier(), float(rng.uniform(0.075, 0.09)), 0.0),
+                (carrier(), float(rng.uniform(0.04, 0.05)), 0.0),
+                (cap, float(rng.uniform(0.045, 0.055)), 0.0),
+            ]
+        inner = float(rng.uniform(0.06, 0.07))
+        box = ("bin", inner, float(rng.uniform(0.045, 0.055)))
+        wide = inner + float(rng.uniform(WIDE_MARGIN, WIDE_MARGIN + 0.012))
+        narrow = inner - float(rng.uniform(NARROW_MARGIN, NARROW_MARGIN + 0.01))
+        if design == "bin_wide_and_narrow":
+            return [box, (carrier(), wide, 0.0), (carrier(), narrow, 0.0)]
+        if design == "bin_wide_and_cap":
+            cap_scale = inner + float(rng.uniform(0.018, 0.028)) if rng.integers(2) else narrow
+            return [box, (carrier(), wide, 0.0), (cap, cap_scale, 0.0)]
+        return [box, (carrier(), narrow, 0.0), (cap, inner + float(rng.uniform(0.018, 0.028)), 0.0)]
 
     def ground_truth(self, world: World, draft: TaskDraft) -> list[str]:
         scene = world.scene
