@@ -26,7 +26,6 @@ from eviseek.types import (
     Image,
     Question,
     Trajectory,
-    Usage,
 )
 from eviseek.types.trajectory import EpisodeResult
 
@@ -215,14 +214,6 @@ def _forced_reply() -> type[BaseModel]:
     return ForcedChoiceReply
 
 
-def sum_usage(trajectory: Trajectory) -> Usage:
-    """Total usage over every recorded call."""
-    total = Usage(input_tokens=None, output_tokens=None, reasoning_tokens=None)
-    for call in trajectory.calls:
-        total = total + call.usage
-    return total
-
-
 def finish(
     trajectory: Trajectory,
     question: Question,
@@ -234,23 +225,11 @@ def finish(
     error: str | None = None,
 ) -> EpisodeResult:
     """Fill ``trajectory.result`` from what the trajectory recorded; return it."""
-    usage = sum_usage(trajectory)
-    result = EpisodeResult(
-        question_id=question.id,
-        agent=trajectory.agent,
-        model=trajectory.model,
-        family=question.family,
-        subcategory=question.subcategory,
+    result = trajectory.make_result(
+        question,
         answer=answer,
         raw_answer=raw_answer,
-        ground_truth=question.ground_truth,
         mode=mode,
-        steps=len(trajectory.steps),
-        calls=len(trajectory.calls),
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        images_in_answer=len(trajectory.answer_images),
         wall_time_s=time.perf_counter() - started,
         error=error,
     )

@@ -39,14 +39,12 @@ from eviseek.models.base import Model, generate_recorded
 from eviseek.types import (
     Action,
     ChatMessage,
-    EpisodeResult,
     GenerateConfig,
     ImagePart,
     Question,
     StepRecord,
     TextPart,
     Trajectory,
-    Usage,
 )
 
 
@@ -180,23 +178,13 @@ class AutoToolAgent:
         traj.answer_frame_ids = [frame_of.get(id(img), -1) for img in final_call_images]
         traj.plan = {"mode": mode, "declared": declared, "forced": self.force_mode, "shown_size": shown_size}
         traj.plan["original_size"] = info.get("original_size")
-        usage = sum((c.usage for c in traj.calls), Usage())
-        traj.result = EpisodeResult(
-            question_id=question.id,
+        traj.result = traj.make_result(
+            question,
             agent=self.name,
             model=model.name,
-            family=question.family,
-            subcategory=question.subcategory,
             answer=answer,
             raw_answer=last_text,
-            ground_truth=question.ground_truth,
             mode=mode,
-            steps=len(traj.steps),
-            calls=len(traj.calls),
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            reasoning_tokens=usage.reasoning_tokens,
-            images_in_answer=len(traj.answer_images),
             wall_time_s=time.perf_counter() - start,
             error=None if answer is not None else "no <answer> within the turn limit",
         )

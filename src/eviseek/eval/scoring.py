@@ -18,15 +18,7 @@ from pydantic import BaseModel, Field
 
 from eviseek.answers import score_answer
 from eviseek.errors import ConfigError
-from eviseek.types import EpisodeResult, Question, Trajectory, Usage
-
-
-def trajectory_usage(trajectory: Trajectory) -> Usage:
-    """Total usage of every recorded call (a count stays ``None`` if no call reported it)."""
-    total = Usage(input_tokens=None, output_tokens=None, reasoning_tokens=None)
-    for call in trajectory.calls:
-        total = total + call.usage
-    return total
+from eviseek.types import EpisodeResult, Question, Trajectory
 
 
 def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResult:
@@ -44,29 +36,18 @@ def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResul
         answer, correct, score = verdict.answer, verdict.correct, verdict.score
     else:
         answer, correct, score = None, False, 0.0
-    usage = trajectory_usage(trajectory)
     mode = base.mode
     if mode is None and isinstance(trajectory.plan.get("mode"), str):
         mode = trajectory.plan["mode"]
-    return EpisodeResult(
-        question_id=question.id,
-        agent=trajectory.agent,
+    return trajectory.make_result(
+        question,
         model=trajectory.model or base.model,
-        family=question.family,
-        subcategory=question.subcategory,
         answer=answer,
         raw_answer=raw,
-        ground_truth=question.ground_truth,
         correct=correct,
         score=score,
         support=base.support,
         mode=mode,
-        steps=len(trajectory.steps),
-        calls=len(trajectory.calls),
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        images_in_answer=len(trajectory.answer_images),
         wall_time_s=base.wall_time_s,
         error=base.error,
     )

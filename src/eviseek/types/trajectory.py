@@ -11,8 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from eviseek.types.image import Image
-from eviseek.types.messages import ChatMessage, ImagePart, ModelCall
+from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage
 from eviseek.types.observation import Action, Feedback, Pose
+from eviseek.types.question import Question
 
 
 class StepRecord(BaseModel):
@@ -130,6 +131,38 @@ class Trajectory(BaseModel):
         event = EpisodeEvent(kind=kind, message=message, **kw)
         self.events.append(event)
         return event
+
+    def total_usage(self) -> Usage:
+        """Usage summed over every recorded call (a count stays ``None`` if no call reported it)."""
+        total = Usage()
+        for call in self.calls:
+            total = total + call.usage
+        return total
+
+    def make_result(self, question: Question, **fields: Any) -> EpisodeResult:
+        """An :class:`EpisodeResult` for this episode.
+
+        Identity (question, agent, model, family) and cost (steps, calls, tokens, answer images)
+        come from the trajectory and the question, so every agent and the offline scorer count
+        them the same way; ``fields`` set the rest (answer, mode, wall time, verdict...).
+        """
+        usage = self.total_usage()
+        values: dict[str, Any] = {
+            "question_id": question.id,
+            "agent": self.agent,
+            "model": self.model,
+            "family": question.family,
+            "subcategory": question.subcategory,
+            "ground_truth": question.ground_truth,
+            "steps": len(self.steps),
+            "calls": len(self.calls),
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "reasoning_tokens": usage.reasoning_tokens,
+            "images_in_answer": len(self.answer_images),
+        }
+        values.update(fields)
+        return EpisodeResult(**values)
 
     def all_images(self) -> list[Image]:
         """Every image the trajectory references."""
