@@ -149,8 +149,9 @@ class AutoToolTrainConfig(_Strict):
     amb: AMBConfig = Field(default_factory=AMBConfig)
     zoom: ZoomToolConfig = Field(default_factory=ZoomToolConfig)
     torch_threads: int | None = Field(default=None, ge=1)
-    """Intra-op threads for torch on CPU. On a small shared machine 1 is often many times faster
-    than the default (threads of a tiny model spend their time waiting on each other)."""
+    """Intra-op threads for torch on CPU (``None``: torch's default). A tiny model on a small,
+    busy machine can run several times faster on one thread, whose work is not held up waiting
+    for a second core; ``benchmarks/grpo_step.py`` times both settings side by side."""
     max_image_pixels: int | None = Field(default=None, ge=1024)
     """Cap on the area of each image after the processor resizes it (the processor's default
     otherwise). The model sees the image at this size, and ``shown`` boxes refer to it."""
