@@ -13,7 +13,8 @@ from eviseek.cli.main import app
 from eviseek.envs.tabletop import generate_questions, load_split, read_questions, write_questions
 from eviseek.envs.tabletop.generate import SPLITS, split_dir
 
-SUBS = ["stacking_and_stability", "unobserved_change"]  # physics in ground truth; reference images
+# Physics in ground truth, reference images, ray-cast ground truth, replayed moves + references.
+SUBS = ["stacking_and_stability", "unobserved_change", "connectivity", "action_order_inference"]
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -41,7 +42,7 @@ def test_same_seed_gives_byte_identical_files_in_process_and_from_the_cli(tmp_pa
     assert out.returncode == 0, out.stderr
     a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
     assert a == b
-    assert sum(k.endswith(".png") for k in a) == 6  # 4 initial images + 2 reference images
+    assert sum(k.endswith(".png") for k in a) == 12  # 8 initial images + 4 reference images
     write_questions(generate_questions(2, 8, subcategories=SUBS), tmp_path / "c")
     assert _files(tmp_path / "c")["questions.jsonl"] != a["questions.jsonl"]
 
