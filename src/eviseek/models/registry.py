@@ -33,11 +33,21 @@ def providers() -> list[str]:
     return sorted(_PROVIDERS)
 
 
+MODEL_ALIASES: dict[str, str] = {"reference": "reference/tabletop"}
+"""Short names the CLI accepts for full model ids (``--model reference``)."""
+
+
+def resolve_model_id(model_id: str) -> str:
+    """The full ``provider/name`` id of ``model_id`` (an alias such as ``reference`` expanded)."""
+    return MODEL_ALIASES.get(model_id.strip(), model_id.strip())
+
+
 def get_model(model_id: str, **kwargs: Any) -> Model:
     """Build a model from ``provider/name`` (e.g. ``openai/gpt-4o-mini``, ``scripted/demo``).
 
     Keyword arguments go to the provider (``base_url``, ``api_key``, ``replies`` ...).
     """
+    model_id = resolve_model_id(model_id)
     if "/" not in model_id:
         raise ConfigError(
             f"model id {model_id!r} has no provider prefix; use one of "
@@ -76,4 +86,18 @@ register_provider(
     _openai,
     "any OpenAI-compatible chat-completions server (OpenAI, vLLM, SGLang, Ollama, Gemini); "
     "--base-url, --api-key-env",
+)
+
+
+def _reference() -> ModelFactory:
+    from eviseek.models.reference import ReferenceModel
+
+    return ReferenceModel.from_spec
+
+
+register_provider(
+    "reference",
+    _reference,
+    "a pixel-only reference policy for the tabletop benchmark, for demos and tests (not a VLM): "
+    "reference/tabletop, or --model reference",
 )
