@@ -28,6 +28,7 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its saved trajectories."),
     ("eviseek.cli.report", "report", "report", "Write the paper's tables, figures and CSV from run directories."),
     ("eviseek.cli.judge", "judge", "judge", "Grade answer-time visual support with an LLM judge (appendix B)."),
+    ("eviseek.cli.demo", "demo", "demo", "Compare Passive, Single-model and EviSeek on tabletop questions, with a report."),
     ("eviseek.cli.autotool", "app", "autotool", "AutoTool: evaluate dual-mode zoom-in models."),
     ("eviseek.cli.train", "app", "train", "Train models: AutoTool GRPO with TRL (one machine)."),
 ]

@@ -1,0 +1,179 @@
+"""``eviseek demo``: the three agents side by side on a few tabletop questions, then a report.
+
+With no flags it needs no GPU and no API key: the model is ``reference/tabletop``, a pixel-only
+reference policy (not a VLM) that plays every agent stage. ``--model openai/NAME --base-url URL``
+runs the same comparison with a real vision-language model. The episodes run through the
+evaluation harness, so an interrupted demo resumes where it stopped when run again with the same
+``--out``, and ``eviseek report`` / ``eviseek view`` work on the folder afterwards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+DEFAULT_AGENTS = "passive,single-model,eviseek"
+
+
+def interleave(questions: list[Any]) -> list[Any]:
+    """Questions reordered round-robin over subcategories (first of each, then second of each...),
+    so that ``--limit N`` still shows N different kinds of question."""
+    groups: dict[str, list[Any]] = {}
+    for q in questions:
+        groups.setdefault(q.subcategory or "", []).append(q)
+    out: list[Any] = []
+    depth = max((len(g) for g in groups.values()), default=0)
+    for i in range(depth):
+        out += [g[i] for g in groups.values() if i < len(g)]
+    return out
+
+
+def _default_out(model: str) -> Path:
+    return Path("eviseek-demo") / model.replace("/", "-").replace(":", "-")
+
+
+def demo(
+    model: str = typer.Option(
+        "reference", "--model", "-m", help="reference (built-in pixel policy, not a VLM) or openai/NAME"
+    ),
+    base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="Name of the environment variable holding the API key"
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Run directory [eviseek-demo/<model>]; rerunning resumes it"
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Only N questions (spread over the subcategories)"
+    ),
+    split: str = typer.Option("dev", "--split", help="Tabletop split to draw questions from"),
+    agents: str = typer.Option(DEFAULT_AGENTS, "--agents", help="Comma-separated agents to compare"),
+    budget: int = typer.Option(30, "--budget", min=1, help="Primitive steps per episode"),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", "-c", min=1, help="Episodes at once [2 for reference, 8 for a server]"
+    ),
+    env_workers: int | None = typer.Option(
+        None, "--env-workers", min=0, help="Simulator processes (0: threads here) [one per CPU]"
+    ),
+    episodes: bool = typer.Option(True, "--episodes/--no-episodes", help="Write a viewer page per episode"),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="[on for a terminal]"),
+) -> None:
+    """Run Passive, Single-model and EviSeek on tabletop questions; print the comparison and a report path."""
+    from eviseek import __version__
+    from eviseek.cli.models import model_kwargs
+    from eviseek.errors import EviseekError
+    from eviseek.eval.config import RunConfig
+    from eviseek.eval.datasets import load_dataset
+    from eviseek.eval.report import build_report
+    from eviseek.eval.runner import run_eval
+    from eviseek.models.registry import resolve_model_id
+
+    model_id = resolve_model_id(model)
+    run_dir = out if out is not None else _default_out(model_id)
+    reference = model_id.split("/", 1)[0] == "reference"
+    try:
+        # The same checks as `eviseek models check`: a named key variable must exist (never printed).
+        model_kwargs(model_id, base_url, api_key_env, None)
+        questions = interleave(load_dataset(f"tabletop:{split}"))
+        if limit is not None:
+            questions = questions[:limit]
+        config = RunConfig(
+            agents=[a.strip() for a in agents.split(",") if a.strip()],
+            model=model_id,
+            # The run directory holds the chosen questions, so `eviseek eval --out DIR` resumes it too.
+            dataset=str(run_dir.resolve()),
+            budget=budget,
+            concurrency=concurrency or (2 if reference else 8),
+            env_workers=env_workers,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            eviseek_version=__version__,
+        )
+        n = len(questions) * len(config.agents)
+        typer.echo(
+            f"eviseek demo: {len(config.agents)} agents x {len(questions)} tabletop questions "
+            f"({n} episodes) with {model_id}"
+            + (" - a pixel-only reference policy, not a VLM" if reference else "")
+        )
+        typer.echo(f"run directory: {run_dir}")
+        outcome = run_eval(config, run_dir, questions=questions, progress=progress)
+        typer.echo(
+            f"{outcome.ran} episode(s) run, {outcome.skipped} already done, {outcome.failed} failed "
+            f"in {outcome.elapsed_s:.1f}s"
+        )
+        files = build_report([run_dir], None, n_resamples=20_000, episodes=episodes)
+    except EviseekError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except ValueError as exc:  # pydantic validation of the settings
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted; finished episodes are kept in {run_dir}. Rerun to resume.", err=True)
+        raise typer.Exit(130) from None
+    print_comparison(files.data)
+    typer.echo(f"HTML report: {files.html.resolve()}")
+    if files.episode_pages:
+        typer.echo(
+            f"episode pages: {len(files.episode_pages)} under {(files.out_dir / 'episodes').resolve()}"
+        )
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
+def print_comparison(data: Any) -> None:
+    """Print accuracy per family per agent, support-weighted accuracy and cost from report data."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(soft_wrap=True)
+    if not console.is_terminal:
+        console = Console(soft_wrap=True, width=140)  # a pipe or a log: do not squeeze to 80 columns
+    labels = [s.label for s in data.systems]
+    acc = Table(title="Accuracy by family (%)", title_justify="left")
+    acc.add_column("family")
+    acc.add_column("n", justify="right")
+    for label in labels:
+        acc.add_column(label, justify="right")
+    for row in data.accuracy:
+        if row.level not in ("family", "overall"):
+            continue
+        n = max(row.n.values(), default=0)
+        style = "bold" if row.level == "overall" else None
+        acc.add_row(row.name, str(n), *[_pct(row.acc.get(label)) for label in labels], style=style)
+    console.print(acc)
+    overall = next(r for r in data.support if r.level == "overall")
+    sup = Table(
+        title="Support-weighted accuracy and cost (per episode)",
+        title_justify="left",
+        caption="C: correct and visually supported (support-weighted accuracy); GW: supported but wrong; "
+        "P: correct without support; N: neither. Support is graded exactly by the simulator.",
+        caption_justify="left",
+    )
+    for col in ("agent", "acc", "C", "GW", "P", "N", "steps", "calls", "tokens", "answer imgs", "wall s"):
+        sup.add_column(col, justify="left" if col == "agent" else "right")
+    accuracy = next((r for r in data.accuracy if r.level == "overall"), None)
+    for label in labels:
+        d = overall.parts.get(label)
+        u = data.resources.get(label)
+        sup.add_row(
+            label,
+            _pct(accuracy.acc.get(label) if accuracy else None),
+            *[_pct(getattr(d, k)) if d is not None else "-" for k in ("C", "GW", "P", "N")],
+            *(
+                [
+                    _pct(u.steps),
+                    _pct(u.calls),
+                    "-" if u.tokens is None else f"{u.tokens:.0f}",
+                    _pct(u.images),
+                    "-" if u.wall_time_s is None else f"{u.wall_time_s:.2f}",
+                ]
+                if u is not None
+                else ["-"] * 5
+            ),
+        )
+    console.print(sup)
