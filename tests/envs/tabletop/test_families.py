@@ -158,12 +158,13 @@ def test_physical_truth_is_reproduced_by_the_agents_own_test_in_a_fresh_env(slug
 @cache
 def stacking_questions() -> tuple[Question, ...]:
     """Three questions whose seed draws designs with 1, 2 and 4 stable orders."""
-    return tuple(generate_questions(3, 3, subcategories=["stacking_and_stability"], render_images=False))
+    return tuple(generate_questions(3, 5, subcategories=["stacking_and_stability"], render_images=False))
 
 
 def stacking_orders_from_geometry(s: SceneSpec, names: list[str]) -> set[str]:
-    """Stable orders predicted from the spec alone: nothing rests on a ball, cone or pyramid, and
-    an open bin carries only what is wider than its inner opening (narrower things drop in)."""
+    """Stable orders predicted from the spec alone: nothing rests on a ball (it rolls away), a cone
+    or a pyramid, and an open bin carries only what is wider than its inner opening (narrower
+    things drop in)."""
 
     def carries(lower: str, upper: str) -> bool:
         lo, up = s.object(lower), s.object(upper)

@@ -7,9 +7,13 @@ of stable orders varies (1, 2 or 4 of the 6) and some plausible-looking orders f
   which nothing can rest on): 2 stable orders, the cap on top;
 - an open bin, a carrier wider than the bin's opening and one narrower: the wide one rests on the
   rim, the narrow one drops inside instead of staying on top: 4 stable orders;
-- a bin, a wide carrier and a cap that is either wider than the opening (it rests on the rim:
-  2 orders) or narrower (it drops in: 1 order);
-- a bin, a narrow carrier and a wide cap: only narrow carrier, bin, cap stands (1 order).
+- a bin, a wide carrier and a cap that is either wider than the opening (a cone or pyramid; it
+  rests on the rim: 2 orders) or narrower (it drops in: 1 order);
+- a bin, a narrow carrier and a wide cone or pyramid: only narrow carrier, bin, cap stands
+  (1 order).
+
+Caps wider than a bin's opening are never balls: a ball cradled in the rim can carry a block or
+not depending on fine details of the drop, which no look at the scene could settle.
 
 Wide means at least 1.6 cm wider than the bin's inner opening and narrow at least 1.2 cm
 narrower, so physics decides clearly. The agent can test stacks with ``pick_up``, ``put_on``,
@@ -46,6 +50,8 @@ CARRIERS = ("cube", "cylinder")
 """Flat-topped objects that can carry another one."""
 CAPS = ("ball", "cone", "pyramid")
 """Objects nothing can rest on: they only go on top."""
+POINTED = ("cone", "pyramid")
+"""Caps used where they are wider than a bin's opening and rest on its rim."""
 DESIGNS = ("two_carriers_and_cap", "bin_wide_and_narrow", "bin_wide_and_cap", "bin_narrow_and_cap")
 """Scene designs, drawn with equal odds (see the module docstring)."""
 BIN_WALL = 0.008
@@ -150,10 +156,15 @@ class Family(TaskFamily):
         narrow = inner - float(rng.uniform(NARROW_MARGIN, NARROW_MARGIN + 0.01))
         if design == "bin_wide_and_narrow":
             return [box, (carrier(), wide, 0.0), (carrier(), narrow, 0.0)]
+        # A ball wider than the opening would sit cradled in the rim, where it can carry a block or
+        # not depending on fine details of the drop; wide caps are therefore pointed.
+        pointed = str(c.pick(rng, list(POINTED)))
+        wide_cap = inner + float(rng.uniform(0.018, 0.028))
         if design == "bin_wide_and_cap":
-            cap_scale = inner + float(rng.uniform(0.018, 0.028)) if rng.integers(2) else narrow
-            return [box, (carrier(), wide, 0.0), (cap, cap_scale, 0.0)]
-        return [box, (carrier(), narrow, 0.0), (cap, inner + float(rng.uniform(0.018, 0.028)), 0.0)]
+            if rng.integers(2):
+                return [box, (carrier(), wide, 0.0), (pointed, wide_cap, 0.0)]
+            return [box, (carrier(), wide, 0.0), (cap, narrow, 0.0)]
+        return [box, (carrier(), narrow, 0.0), (pointed, wide_cap, 0.0)]
 
     def ground_truth(self, world: World, draft: TaskDraft) -> list[str]:
         scene = world.scene
