@@ -255,6 +255,7 @@ def _overhead_intent(task: Task, view: View, pose: Pose, offered: list[str], tri
 
 
 def _counted_whole(task: Task, view: View) -> bool:
+    """Whether no candidate is cut off by the border of the picture."""
     if not task.objects:
         return True
     return all(not b.touches_edge for b in view.of(task.objects[0].color))
@@ -284,7 +285,16 @@ def _around_intent(task: Task, view: View, offered: list[str], tried: int, memor
     if whole and tried >= 1:
         return Intent("DONE", reasoning="the object is in view, whole")
     if tried == 1 and "ORBIT" in offered:
-        side = "right" if any("'right'" in m or "right" in m for m in memory[:1]) else "left"
+        side = "right" if any("right" in m for m in memory[:1]) else "left"
+        if b is None:
+            # Not a trace of it this way: it must peek out on the other side. Go back and past.
+            other = "left" if side == "right" else "right"
+            # No target to track: it stays hidden behind the board until the far edge is passed.
+            return Intent(
+                "ORBIT",
+                {"direction": other, "steps": 4},
+                reasoning=f"nothing of it on the {side}; circle round to the {other}",
+            )
         return Intent(
             "ORBIT", {"direction": side, "steps": 1}, target=target, reasoning="circle a little further"
         )

@@ -71,6 +71,9 @@ def centring(task: Task, view: View) -> tuple[float, float] | None:
     if task.kind == "count":
         blobs = [b for b in view.of(task.objects[0].color)] if task.objects else []
         pts = [b.centroid for b in blobs]
+        if view.wood < 0.45:
+            # Most of the picture is off the table: head for the tabletop itself.
+            return table_centre(view)
     else:
         for r in _named(task):
             b = blob_of(view, r)
@@ -81,6 +84,14 @@ def centring(task: Task, view: View) -> tuple[float, float] | None:
     x = sum(p[0] for p in pts) / len(pts) / view.width
     y = sum(p[1] for p in pts) / len(pts) / view.height
     return x, y
+
+
+def table_centre(view: View) -> tuple[float, float] | None:
+    """Where the tabletop (and what stands on it) sits in ``view``, in [0, 1] image units."""
+    if view.free is None or not view.free.any():
+        return None
+    ys, xs = np.nonzero(view.free)
+    return float(xs.mean()) / view.width, float(ys.mean()) / view.height
 
 
 def quality(task: Task, view: View) -> float:
