@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/setup_verl.sh  # verl in its own venv (.venv-verl); tests/train/test_verl_autotool.py uses it
 .venv/bin/python -m pytest -q "$@"

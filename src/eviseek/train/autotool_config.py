@@ -19,9 +19,9 @@ from eviseek.errors import ConfigError
 from eviseek.testing.tiny_vlm import TinyVLMConfig
 from eviseek.train.amb import AMBConfig
 from eviseek.train.data import SyntheticConfig
+from eviseek.train.frames import Coordinates
 
 Layout = Literal["deepeyes", "vstar", "arxivqa", "thinklite", "saved"]
-Coordinates = Literal["shown", "original", "normalized_1000"]
 
 MIN_TOOL_COMPLETION_TOKENS = 64
 """Below this, no completion can hold a tool call, the tool's reply and an answer: TRL would

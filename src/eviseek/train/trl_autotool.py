@@ -48,75 +48,9 @@ from eviseek.errors import ConfigError
 from eviseek.train.amb import AMBController
 from eviseek.train.autotool_config import AutoToolTrainConfig, Coordinates
 from eviseek.train.data import TrainingRow
+from eviseek.train.frames import ImageFrame, box_frame
 from eviseek.train.rewards import AccuracyReward, FormatReward, ToolReward
-
-# ------------------------------------------------------------------------------------------------
-# Frames: which size the model sees an image at, and which frame its boxes use.
-
-
-class ImageFrame(BaseModel):
-    """How a processor resizes images (Qwen-VL style: multiples of ``patch * merge`` pixels).
-
-    ``shown_size`` answers "at which size does the vision tower see this image", which is the
-    frame of ``shown`` boxes. Picklable, so TRL can copy the environment factory.
-    """
-
-    factor: int = 28
-    min_pixels: int = 56 * 56
-    max_pixels: int = 28 * 28 * 1280
-
-    @classmethod
-    def from_processor(cls, processor: Any) -> ImageFrame:
-        """Read patch size, merge size and pixel limits from a Qwen-VL image processor."""
-        ip = getattr(processor, "image_processor", processor)
-        patch = getattr(ip, "patch_size", None)
-        merge = getattr(ip, "merge_size", None)
-        size = getattr(ip, "size", None) or {}
-        if not patch or not merge:
-            raise ConfigError(
-                f"the image processor {type(ip).__name__} has no patch/merge size, so the shown frame is "
-                "unknown; set zoom.coordinates to 'original' or 'normalized_1000'"
-            )
-
-        def get(key: str, fallback: str, default: int) -> int:
-            value = size.get(key) if isinstance(size, dict) else getattr(size, key, None)
-            return int(value or getattr(ip, fallback, None) or default)
-
-        return cls(
-            factor=int(patch) * int(merge),
-            min_pixels=get("shortest_edge", "min_pixels", 56 * 56),
-            max_pixels=get("longest_edge", "max_pixels", 28 * 28 * 1280),
-        )
-
-    def shown_size(self, width: int, height: int) -> tuple[int, int]:
-        """``(width, height)`` after the processor's resize (rounded to the factor, within budget)."""
-        h, w = _smart_resize(height, width, self.factor, self.min_pixels, self.max_pixels)
-        return w, h
-
-
-def _smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
-    """Qwen-VL's resize rule: round each side to ``factor``, then scale into the pixel budget."""
-    h = max(factor, round(height / factor) * factor)
-    w = max(factor, round(width / factor) * factor)
-    if h * w > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h = max(factor, math.floor(height / beta / factor) * factor)
-        w = max(factor, math.floor(width / beta / factor) * factor)
-    elif h * w < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h = math.ceil(height * beta / factor) * factor
-        w = math.ceil(width * beta / factor) * factor
-    return h, w
-
-
-def box_frame(coordinates: Coordinates, frame: ImageFrame, width: int, height: int) -> tuple[int, int]:
-    """The ``(width, height)`` of the frame boxes are written in, for an image of that size."""
-    if coordinates == "shown":
-        return frame.shown_size(width, height)
-    if coordinates == "normalized_1000":
-        return 1000, 1000
-    return width, height
-
+from eviseek.train.rollouts import IM_END, IM_START, crop_turns, rollout_messages
 
 # ------------------------------------------------------------------------------------------------
 # The zoom tool as a TRL environment.
@@ -235,39 +169,6 @@ def load_rows(cfg: AutoToolTrainConfig) -> list[TrainingRow]:
 # ------------------------------------------------------------------------------------------------
 # Reading rollouts back for the rewards.
 
-_IM_START, _IM_END = "<|im_start|>", "<|im_end|>"
-_VISION = ("<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>")
-
-
-def rollout_messages(text: str) -> list[dict[str, Any]]:
-    """Split a decoded multi-turn completion (Qwen chat markup) into chat messages.
-
-    The first turn is the assistant's; each later ``<|im_start|>role`` block becomes a message.
-    A tool-response block that carried image tokens gets an image part, so the parser can
-    tell a zoom that returned a crop from one that returned an error.
-    """
-    messages: list[dict[str, Any]] = []
-    for k, block in enumerate(text.split(_IM_START)):
-        if k == 0:
-            role, body = "assistant", block
-        else:
-            role, _, body = block.partition("\n")
-            role = role.strip() or "user"
-        body = body.split(_IM_END)[0]
-        if k > 0 and not body.strip():
-            continue
-        has_image = "<|image_pad|>" in body
-        for marker in _VISION:
-            body = body.replace(marker, "")
-        body = body.replace("<|endoftext|>", "")
-        if role == "assistant":
-            messages.append({"role": "assistant", "content": body})
-        else:
-            content: list[dict[str, Any]] = [{"type": "image"}] if has_image else []
-            content.append({"type": "text", "text": body})
-            messages.append({"role": role, "content": content})
-    return messages
-
 
 class FullRolloutReward:
     """Wrap a reward so it reads rollouts rebuilt from their token ids (see :func:`rollout_messages`).
@@ -294,24 +195,13 @@ class FullRolloutReward:
             return self.reward(completions=completions, **kwargs)
         rebuilt = [rollout_messages(self.tokenizer.decode(list(i), skip_special_tokens=False)) for i in ids]
         if self.monitor:
-            crops = sum(_crop_turns(m) for m in rebuilt)
+            crops = sum(crop_turns(m) for m in rebuilt)
             self.rollouts_seen += len(rebuilt)
             self.crops_in_completions += crops
             log_metric = kwargs.get("log_metric")
             if callable(log_metric):
                 log_metric("autotool/crops_in_completion", crops / max(1, len(rebuilt)))
         return self.reward(completions=rebuilt, **kwargs)
-
-
-def _crop_turns(messages: list[dict[str, Any]]) -> int:
-    """Tool-reply turns of a rebuilt rollout that carry an image."""
-    return sum(
-        1
-        for m in messages
-        if m["role"] != "assistant"
-        and isinstance(m["content"], list)
-        and any(p.get("type") == "image" for p in m["content"])
-    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -428,8 +318,8 @@ def warmup_sft(
     if steps <= 0 or not conversations:
         return report
     tokenizer = getattr(processor, "tokenizer", processor)
-    header = tokenizer.encode(f"{_IM_START}assistant\n", add_special_tokens=False)
-    end_id = tokenizer.convert_tokens_to_ids(_IM_END)
+    header = tokenizer.encode(f"{IM_START}assistant\n", add_special_tokens=False)
+    end_id = tokenizer.convert_tokens_to_ids(IM_END)
     encoded = []
     for convo in conversations:
         enc = processor.apply_chat_template(

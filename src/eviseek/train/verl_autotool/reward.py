@@ -1,0 +1,226 @@
+"""AutoTool's reward for verl: accuracy, format and the AMB-scaled mode-specific tool reward.
+
+verl calls a custom reward function by path (``reward.custom_reward_function.path`` / ``name``).
+Two entry points:
+
+* :func:`compute_score_batch` has the batch signature of verl's batch reward manager
+  (``data_sources, solution_strs, ground_truths, extra_infos, **reward_kwargs``) and returns one
+  dict per rollout. It updates AMB once per call with the batch's tool-on share, so the
+  coefficients follow the batch actually being trained on.
+* :func:`compute_score` scores one rollout (verl's per-sample signature) with the coefficients
+  AMB holds now, without updating them; verl >= 0.7 calls rewards per sample, and
+  :class:`~eviseek.train.verl_autotool.manager.AutoToolRewardManager` regroups those calls into
+  batches for :func:`compute_score_batch`.
+
+Each rollout's text is what verl decodes (``skip_special_tokens=True``): assistant turns and
+tool replies joined with the chat markers stripped; :func:`eviseek.train.rollouts.rollout_messages`
+splits it back into turns. The returned dicts carry ``score`` (what GRPO optimises:
+``accuracy_weight * acc + format_weight * format + lambda_mode * R_tool``) and the parts, which
+verl logs as reward metrics: ``acc``, ``format``, ``tool``, ``tool_on`` (1, 0, or -1 when no mode
+was declared), ``tool_calls``, ``lambda_on``, ``lambda_off``, ``ratio_on`` and ``amb_released``.
+
+Settings come from ``reward.custom_reward_function.reward_kwargs`` (all optional): ``amb_base``,
+``amb_target_on``, ``amb_gain``, ``amb_release_step``, ``accuracy_weight``, ``format_weight``,
+``tool_weight``, ``on_correct``, ``on_wrong``, ``off_correct``. One AMB controller lives per
+process and per distinct settings; its step counts the training batches it has seen.
+Batches whose rows all say ``extra_info.split`` is ``test``/``val``/``validation`` are scored
+with the current coefficients and do not move AMB or its step.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eviseek.autotool.parser import ParsedEpisode, parse_completion
+from eviseek.autotool.scoring import check_answer
+from eviseek.train.amb import AMBConfig, AMBController
+from eviseek.train.rewards import ToolReward
+from eviseek.train.rollouts import rollout_messages
+
+_EVAL_SPLITS = {"test", "val", "validation", "eval"}
+
+
+class VerlRewardSettings(BaseModel):
+    """The reward's settings, from verl's ``reward_kwargs`` (unknown keys are refused)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    accuracy_weight: float = 0.8
+    format_weight: float = 0.2
+    tool_weight: float = 1.0
+    on_correct: float = 1.0
+    on_wrong: float = -0.5
+    off_correct: float = 1.0
+    amb_base: float = Field(default=1.2, ge=0)
+    amb_target_on: float = Field(default=0.5, gt=0, lt=1)
+    amb_gain: float = Field(default=2.0, ge=0)
+    amb_release_step: int | None = Field(default=None, ge=0)
+
+    def amb_config(self) -> AMBConfig:
+        """The AMB controller's configuration."""
+        return AMBConfig(
+            base=self.amb_base,
+            target_on=self.amb_target_on,
+            gain=self.amb_gain,
+            release_step=self.amb_release_step,
+        )
+
+
+class AutoToolVerlReward:
+    """Scores verl rollouts; holds the AMB controller that batch calls update."""
+
+    def __init__(self, settings: VerlRewardSettings | None = None) -> None:
+        self.settings = settings or VerlRewardSettings()
+        s = self.settings
+        self.amb = AMBController(s.amb_config())
+        self.tool = ToolReward(on_correct=s.on_correct, on_wrong=s.on_wrong, off_correct=s.off_correct)
+        self.step = 0
+        self._lock = threading.Lock()
+
+    def score_batch(
+        self,
+        solution_strs: Sequence[str],
+        ground_truths: Sequence[Any],
+        extra_infos: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Score a batch and, for training batches, advance AMB by one step with its mode ratio."""
+        n = len(solution_strs)
+        # verl hands numpy object arrays: test against None, never by truthiness.
+        infos = [
+            dict(x) if x is not None else {} for x in ([None] * n if extra_infos is None else extra_infos)
+        ]
+        ground_truths = list(ground_truths)
+        if len(ground_truths) != n or len(infos) != n:
+            raise ValueError(
+                f"batch lengths differ: {n} solutions, {len(ground_truths)} ground truths, "
+                f"{len(infos)} extra_infos"
+            )
+        episodes = [parse_completion(rollout_messages(str(s))) for s in solution_strs]
+        training = not all(str(i.get("split", "")).lower() in _EVAL_SPLITS for i in infos)
+        with self._lock:
+            if training:
+                state = self.amb.update([ep.mode for ep in episodes], self.step)
+                self.step += 1
+                ratio = state.ratio_on
+            else:
+                ratio = None
+            lam_on, lam_off = self.amb.lambdas
+            released = bool(self.amb.history and self.amb.history[-1].released)
+        out = []
+        for ep, truth, info in zip(episodes, ground_truths, infos, strict=True):
+            out.append(self._one(ep, truth, info, lam_on, lam_off, ratio, released))
+        return out
+
+    def score_one(
+        self, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """Score one rollout with the current coefficients (AMB is not updated)."""
+        ep = parse_completion(rollout_messages(str(solution_str)))
+        with self._lock:
+            lam_on, lam_off = self.amb.lambdas
+            released = bool(self.amb.history and self.amb.history[-1].released)
+        return self._one(ep, ground_truth, dict(extra_info or {}), lam_on, lam_off, None, released)
+
+    def _one(
+        self,
+        ep: ParsedEpisode,
+        truth: Any,
+        info: dict[str, Any],
+        lam_on: float,
+        lam_off: float,
+        ratio: float | None,
+        released: bool,
+    ) -> dict[str, Any]:
+        s = self.settings
+        truth = _truth(truth)
+        correct, _ = check_answer(ep.answer, truth, info.get("answer_kind"), _options(info.get("options")))
+        acc = 1.0 if correct else 0.0
+        fmt = 1.0 if ep.well_formed and ep.answer is not None else 0.0
+        raw = self.tool.raw(ep, correct)
+        lam = lam_on if ep.mode == "tool_on" else lam_off if ep.mode == "tool_off" else 0.0
+        score = s.accuracy_weight * acc + s.format_weight * fmt + s.tool_weight * lam * raw
+        return {
+            "score": float(score),
+            "acc": acc,
+            "format": fmt,
+            "tool": float(raw),
+            "tool_on": 1.0 if ep.mode == "tool_on" else 0.0 if ep.mode == "tool_off" else -1.0,
+            "tool_calls": float(ep.n_calls),
+            "lambda_on": float(lam_on),
+            "lambda_off": float(lam_off),
+            "ratio_on": float("nan") if ratio is None else float(ratio),
+            "amb_released": 1.0 if released else 0.0,
+        }
+
+
+def _truth(value: Any) -> Any:
+    if isinstance(value, dict):  # reward_model dicts sometimes arrive whole
+        return value.get("ground_truth")
+    if hasattr(value, "tolist"):  # numpy arrays from verl's non-tensor batch
+        return value.tolist()
+    return value
+
+
+def _options(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not value:
+            return None
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) and value else None
+
+
+_INSTANCES: dict[VerlRewardSettings, AutoToolVerlReward] = {}
+_INSTANCES_LOCK = threading.Lock()
+
+
+def reward_for(**reward_kwargs: Any) -> AutoToolVerlReward:
+    """The process-wide reward object for these settings (created on first use)."""
+    settings = VerlRewardSettings(**reward_kwargs)
+    with _INSTANCES_LOCK:
+        if settings not in _INSTANCES:
+            _INSTANCES[settings] = AutoToolVerlReward(settings)
+        return _INSTANCES[settings]
+
+
+def _settings_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Only the keys that configure the reward (verl may add its own, e.g. a reward router)."""
+    fields = VerlRewardSettings.model_fields
+    return {k: v for k, v in kwargs.items() if k in fields}
+
+
+def compute_score_batch(
+    data_sources: Sequence[Any],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[Any],
+    extra_infos: Sequence[dict[str, Any] | None] | None = None,
+    **reward_kwargs: Any,
+) -> list[dict[str, Any]]:
+    """verl's batch custom-reward signature: one dict with ``score`` per rollout (see module doc)."""
+    del data_sources  # every source is scored the same way; kept for verl's signature
+    return reward_for(**_settings_kwargs(reward_kwargs)).score_batch(
+        solution_strs, ground_truths, extra_infos
+    )
+
+
+def compute_score(
+    data_source: Any,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: dict[str, Any] | None = None,
+    **reward_kwargs: Any,
+) -> dict[str, Any]:
+    """verl's per-sample signature: scores with AMB's current coefficients, without updating them."""
+    del data_source
+    return reward_for(**_settings_kwargs(reward_kwargs)).score_one(solution_str, ground_truth, extra_info)

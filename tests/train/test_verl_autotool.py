@@ -1,0 +1,115 @@
+"""The verl integration: pure-Python parts here, the real-verl checks in .venv-verl via subprocess."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from eviseek.train.data import SyntheticConfig, synthetic_row
+from eviseek.train.rollouts import rollout_messages
+from eviseek.train.verl_autotool.data import verl_record, write_verl_parquet
+from eviseek.train.verl_autotool.reward import AutoToolVerlReward, VerlRewardSettings, compute_score
+
+ROOT = Path(__file__).resolve().parents[2]
+VERL_PY = ROOT / ".venv-verl" / "bin" / "python"
+
+CALL = (
+    '<tool_on><think>tiny</think><tool_call>\n{"name": "image_zoom_in_tool", '
+    '"arguments": {"bbox_2d": [1, 2, 60, 70]}}\n</tool_call>'
+)
+# What verl's reward managers decode: special tokens (chat markers, image pads) stripped.
+ON_OK = (
+    CALL + "\nuser\n<tool_response>\nZoomed into [1, 2, 60, 70].\n</tool_response>\nassistant\n"
+    "<think>K it is.</think><answer>K</answer>"
+)
+ON_FAILED = (
+    CALL + "\nuser\n<tool_response>\nZoom failed: too small\n</tool_response>\nassistant\n"
+    "<think>guess</think><answer>K</answer>"
+)
+OFF_OK = "<tool_off><think>plain</think><answer>K</answer>"
+
+
+def test_plain_rollout_text_splits_into_turns() -> None:
+    msgs = rollout_messages(ON_OK)
+    assert [m["role"] for m in msgs] == ["assistant", "user", "assistant"]
+    assert msgs[0]["content"] == CALL
+    assert msgs[2]["content"] == "<think>K it is.</think><answer>K</answer>"
+    assert rollout_messages(OFF_OK) == [{"role": "assistant", "content": OFF_OK}]
+
+
+def test_batch_reward_applies_amb_to_the_batch_it_scores() -> None:
+    reward = AutoToolVerlReward(VerlRewardSettings(amb_base=1.2, amb_release_step=2))
+    truths = ["K"] * 4
+    out = reward.score_batch([ON_OK, ON_FAILED, OFF_OK, OFF_OK], truths, [{"answer_kind": "text"}] * 4)
+    assert [o["tool_on"] for o in out] == [1.0, 1.0, 0.0, 0.0]
+    assert out[0]["ratio_on"] == 0.5 and out[0]["lambda_on"] == out[0]["lambda_off"] == 1.2
+    # A failed zoom with a right answer earns no tool reward; a good zoom earns lambda_on * 1.
+    assert [o["tool"] for o in out] == [1.0, 0.0, 1.0, 1.0]
+    assert out[0]["score"] == pytest.approx(0.8 + 0.2 + 1.2)
+    skew = reward.score_batch([OFF_OK] * 4, truths, None)
+    assert skew[0]["ratio_on"] == 0.0 and skew[0]["lambda_on"] > skew[0]["lambda_off"]
+    # Validation batches leave AMB and its step alone.
+    before = (reward.step, reward.amb.lambdas)
+    val = reward.score_batch([ON_OK], ["K"], [{"split": "test"}])
+    assert (reward.step, reward.amb.lambdas) == before and math.isnan(val[0]["ratio_on"])
+    released = reward.score_batch([ON_OK, OFF_OK], ["K", "K"], None)
+    assert released[0]["amb_released"] == 1.0 and released[0]["lambda_on"] == 1.2
+    single = compute_score("synthetic", ON_OK, "K", {"answer_kind": "text"}, amb_base=1.5)
+    assert single["lambda_on"] == 1.5 and single["score"] == pytest.approx(1.0 + 1.5)
+    with pytest.raises(ValueError, match="lengths differ"):
+        reward.score_batch([ON_OK], ["K", "K"], None)
+    with pytest.raises(ValueError):
+        VerlRewardSettings(amb_bse=1.0)  # type: ignore[call-arg]
+
+
+def test_verl_rows_carry_what_the_dataset_tool_and_reward_read(tmp_path: Path) -> None:
+    row = synthetic_row(
+        3, SyntheticConfig(width=256, height=192, target_size=16, distractors=2), needs_zoom=True
+    )
+    rec = verl_record(row, 7)
+    assert (
+        rec["prompt"][1]["content"].startswith("<image>")
+        and rec["prompt"][1]["content"].count("<image>") == 1
+    )
+    assert "<tools>" not in rec["prompt"][0]["content"]  # verl renders the tool list itself
+    assert rec["reward_model"]["ground_truth"] == row.ground_truth and rec["agent_name"] == "tool_agent"
+    assert rec["extra_info"]["tools_kwargs"]["image_zoom_in_tool"]["create_kwargs"]["image"] == row.images[0]
+    assert json.loads(rec["extra_info"]["options"]) == row.options
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = write_verl_parquet([row, row], tmp_path / "train.parquet")
+    table = pq.read_table(path).to_pylist()
+    assert len(table) == 2 and table[1]["extra_info"]["index"] == 1
+    assert table[0]["images"][0]["bytes"] == row.images[0]
+    plain = write_verl_parquet([row], tmp_path / "plain.parquet", original_image_in_tool=False)
+    assert "tools_kwargs" not in pq.read_table(plain).to_pylist()[0]["extra_info"]
+
+
+@pytest.mark.slow
+def test_against_real_verl_classes_in_their_own_env() -> None:
+    if not VERL_PY.exists():
+        pytest.skip(
+            ".venv-verl does not exist: run scripts/setup_verl.sh (scripts/test.sh does) to test against verl"
+        )
+    pytest.importorskip("trl")
+    from eviseek.testing.tiny_vlm import build_tiny_vlm
+
+    env = {**os.environ, "EVISEEK_TINY_VLM": str(build_tiny_vlm()), "PYTHONPATH": str(ROOT / "src")}
+    env.pop("VIRTUAL_ENV", None)
+    proc = subprocess.run(
+        [str(VERL_PY), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/train/verl_env"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    tail = (proc.stdout + proc.stderr)[-4000:]
+    assert proc.returncode == 0, tail
+    assert " passed" in proc.stdout and "skipped" not in proc.stdout, tail
+    print(tail, file=sys.stderr)
