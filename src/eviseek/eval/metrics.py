@@ -21,8 +21,9 @@ some questions lack a grade the decomposition is computed over the graded ones a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -165,34 +166,53 @@ def _families(slices: Iterable[tuple[str, str]]) -> list[str]:
     return list(dict.fromkeys(f for f, _ in slices))
 
 
-def accuracy_table(systems: Sequence[SystemResults]) -> list[AccuracyRow]:
-    """Rows of Tables 1 and 5: each family, then its subcategories, then the overall row."""
+R = TypeVar("R")
+
+
+def _sliced_rows(
+    systems: Sequence[SystemResults], build: Callable[[str, str, str, dict[str, list[Outcome]]], R]
+) -> list[R]:
+    """One row per family, each followed by its subcategories, then the overall row.
+
+    ``build(level, family, subcategory, chosen)`` makes a row from ``chosen``: each system's
+    outcomes in that slice, keyed by system label in the order ``systems`` lists them.
+    """
     per_system = {s.label: s.outcomes() for s in systems}
     slices = _slices(systems)
-    rows: list[AccuracyRow] = []
 
-    def row(level: str, family: str, subcategory: str, keep) -> AccuracyRow:  # type: ignore[no-untyped-def]
-        r = AccuracyRow(level=level, family=family, subcategory=subcategory)
-        for label, outs in per_system.items():
-            chosen = [o for o in outs if keep(o)]
-            r.n[label] = len(chosen)
-            r.acc[label] = accuracy(chosen)
-        return r
+    def pick(family: str, subcategory: str | None) -> dict[str, list[Outcome]]:
+        return {
+            label: [
+                o
+                for o in outs
+                if o.family == family and (subcategory is None or o.subcategory == subcategory)
+            ]
+            for label, outs in per_system.items()
+        }
 
+    rows: list[R] = []
     for fam in _families(slices):
-        rows.append(row("family", fam, "", lambda o, fam=fam: o.family == fam))
+        rows.append(build("family", fam, "", pick(fam, None)))
         for f, sub in slices:
             if f == fam:
-                rows.append(
-                    row(
-                        "subcategory",
-                        fam,
-                        sub,
-                        lambda o, fam=fam, sub=sub: o.family == fam and o.subcategory == sub,
-                    )
-                )
-    rows.append(row("overall", "", "", lambda o: True))
+                rows.append(build("subcategory", fam, sub, pick(fam, sub)))
+    rows.append(build("overall", "", "", {label: list(outs) for label, outs in per_system.items()}))
     return rows
+
+
+def accuracy_table(systems: Sequence[SystemResults]) -> list[AccuracyRow]:
+    """Rows of Tables 1 and 5: each family, then its subcategories, then the overall row."""
+
+    def row(level: str, family: str, subcategory: str, chosen: dict[str, list[Outcome]]) -> AccuracyRow:
+        return AccuracyRow(
+            level=level,
+            family=family,
+            subcategory=subcategory,
+            n={label: len(outs) for label, outs in chosen.items()},
+            acc={label: accuracy(outs) for label, outs in chosen.items()},
+        )
+
+    return _sliced_rows(systems, row)
 
 
 # ------------------------------------------------------------------ support decomposition
@@ -255,35 +275,16 @@ class SupportRow(BaseModel):
 
 def support_table(systems: Sequence[SystemResults]) -> list[SupportRow]:
     """Per family, subcategory and overall decomposition for every system."""
-    per_system = {s.label: s.outcomes() for s in systems}
-    slices = _slices(systems)
-    rows: list[SupportRow] = []
 
-    def row(level: str, family: str, subcategory: str, keep) -> SupportRow:  # type: ignore[no-untyped-def]
+    def row(level: str, family: str, subcategory: str, chosen: dict[str, list[Outcome]]) -> SupportRow:
         return SupportRow(
             level=level,
             family=family,
             subcategory=subcategory,
-            parts={
-                label: support_decomposition([o for o in outs if keep(o)])
-                for label, outs in per_system.items()
-            },
+            parts={label: support_decomposition(outs) for label, outs in chosen.items()},
         )
 
-    for fam in _families(slices):
-        rows.append(row("family", fam, "", lambda o, fam=fam: o.family == fam))
-        for f, sub in slices:
-            if f == fam:
-                rows.append(
-                    row(
-                        "subcategory",
-                        fam,
-                        sub,
-                        lambda o, fam=fam, sub=sub: o.family == fam and o.subcategory == sub,
-                    )
-                )
-    rows.append(row("overall", "", "", lambda o: True))
-    return rows
+    return _sliced_rows(systems, row)
 
 
 # ------------------------------------------------------------------------ resource use
