@@ -178,6 +178,19 @@ def _system_table(
     )
 
 
+def _row_kind(level: str) -> str:
+    return "total" if level == "overall" else "row"
+
+
+def _add_accuracy_row(t: Table, r: AccuracyRow, systems: Sequence[SystemResults]) -> None:
+    """Name, #Q and one accuracy per system (best per run in bold)."""
+    vals = [r.acc[s.label] for s in systems]
+    bold = _bold_best(vals, systems)
+    cells = [Cell(r.name, numeric=False), Cell(_n_text([r.n[s.label] for s in systems]))]
+    cells += [Cell(fmt(v), b) for v, b in zip(vals, bold, strict=True)]
+    t.add(cells, _row_kind(r.level))
+
+
 # ---------------------------------------------------------------------- builders
 
 
@@ -192,13 +205,8 @@ def family_accuracy_table(rows: Sequence[AccuracyRow], systems: Sequence[SystemR
         systems,
     )
     for r in rows:
-        if r.level == "subcategory":
-            continue
-        vals = [r.acc[s.label] for s in systems]
-        bold = _bold_best(vals, systems)
-        cells = [Cell(r.name, numeric=False), Cell(_n_text([r.n[s.label] for s in systems]))]
-        cells += [Cell(fmt(v), b) for v, b in zip(vals, bold, strict=True)]
-        t.add(cells, "total" if r.level == "overall" else "row")
+        if r.level != "subcategory":
+            _add_accuracy_row(t, r, systems)
     return t
 
 
@@ -214,12 +222,8 @@ def subcategory_accuracy_table(rows: Sequence[AccuracyRow], systems: Sequence[Sy
     for r in rows:
         if r.level == "family":
             t.section(r.family)
-            continue
-        vals = [r.acc[s.label] for s in systems]
-        bold = _bold_best(vals, systems)
-        cells = [Cell(r.name, numeric=False), Cell(_n_text([r.n[s.label] for s in systems]))]
-        cells += [Cell(fmt(v), b) for v, b in zip(vals, bold, strict=True)]
-        t.add(cells, "total" if r.level == "overall" else "row")
+        else:
+            _add_accuracy_row(t, r, systems)
     return t
 
 
@@ -269,7 +273,7 @@ def support_subcategory_table(rows: Sequence[SupportRow], systems: Sequence[Syst
             if p.available and not p.complete:
                 text += "†"
             cells.append(Cell(text, b))
-        t.add(cells, "total" if r.level == "overall" else "row")
+        t.add(cells, _row_kind(r.level))
     return t
 
 
