@@ -11,19 +11,21 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from eviseek.agents.parsing import ParseResult, parse_reply, schema_of
 from eviseek.agents.prompting import render
 from eviseek.answers import normalize_answer
+from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model, generate_recorded
 from eviseek.types import (
     ChatMessage,
     Completion,
     GenerateConfig,
     Image,
+    Observation,
     Question,
     Trajectory,
 )
@@ -141,6 +143,53 @@ class StageCaller:
         return await self.ask(
             stage, messages, reply, fallback=fallback, at_step=at_step, metadata=metadata, **overrides
         )
+
+
+class AgentSettings(Protocol):
+    """What :func:`start_episode` reads from an agent's config: its sampling settings."""
+
+    temperature: float
+    top_p: float
+    max_tokens: int | None
+
+    def model_dump(self) -> dict[str, Any]:
+        """The settings as a dict (recorded in the trajectory)."""
+        ...
+
+
+async def start_episode(
+    agent: str,
+    kind: str,
+    config: AgentSettings,
+    env: AsyncEnv,
+    question: Question,
+    model: Model,
+    *,
+    seed: int,
+    plan: dict[str, Any],
+) -> tuple[Observation, Trajectory, StageCaller]:
+    """Reset ``env`` to ``question`` and open the episode's record.
+
+    Returns the first observation, a trajectory that holds it (with ``plan`` and the agent's
+    ``kind`` and settings), and a :class:`StageCaller` using ``config``'s sampling settings.
+    """
+    obs, _info = await env.reset(seed=seed, options={"question": question})
+    traj = Trajectory(
+        episode_id=new_episode_id(),
+        question_id=question.id,
+        agent=agent,
+        model=model.name,
+        config={"kind": kind, **config.model_dump()},
+        initial_image=obs.image,
+        initial_pose=obs.pose,
+        plan=plan,
+    )
+    caller = StageCaller(
+        model,
+        traj,
+        GenerateConfig(temperature=config.temperature, top_p=config.top_p, max_tokens=config.max_tokens),
+    )
+    return obs, traj, caller
 
 
 def contract_metadata(question: Question) -> dict[str, Any]:

@@ -7,12 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eviseek.agents.common import StageCaller, build_config, contract_metadata, finish, new_episode_id
+from eviseek.agents.common import build_config, contract_metadata, finish, start_episode
 from eviseek.agents.replies import AnswerReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import GenerateConfig, Question, Trajectory
+from eviseek.types import Question, Trajectory
 
 
 class PassiveConfig(BaseModel):
@@ -39,23 +39,10 @@ class PassiveAgent:
 
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
         """Reset ``env`` to the question, show the first view and take the answer."""
-        started = time.perf_counter()
-        obs, _info = await env.reset(seed=seed, options={"question": question})
-        traj = Trajectory(
-            episode_id=new_episode_id(),
-            question_id=question.id,
-            agent=self.name,
-            model=model.name,
-            config={"kind": self.kind, **self.config.model_dump()},
-            initial_image=obs.image,
-            initial_pose=obs.pose,
-            plan={"mode": "passive"},
-        )
         cfg = self.config
-        caller = StageCaller(
-            model,
-            traj,
-            GenerateConfig(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens),
+        started = time.perf_counter()
+        obs, traj, caller = await start_episode(
+            self.name, self.kind, cfg, env, question, model, seed=seed, plan={"mode": "passive"}
         )
         refs = list(question.reference_images) if cfg.reference_images else []
         parsed, completion = await caller.ask_rendered(

@@ -16,19 +16,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from eviseek.agents.actions import describe_action, parse_action
-from eviseek.agents.common import (
-    StageCaller,
-    build_config,
-    contract_metadata,
-    finish,
-    new_episode_id,
-    resolve_answer,
-)
+from eviseek.agents.common import build_config, contract_metadata, finish, resolve_answer, start_episode
 from eviseek.agents.replies import SingleStepReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import Action, ActionSpec, GenerateConfig, Image, Question, StepRecord, Trajectory
+from eviseek.types import Action, ActionSpec, Image, Question, StepRecord, Trajectory
 
 
 class SingleModelConfig(BaseModel):
@@ -75,21 +68,8 @@ class SingleModelAgent:
         """Run one episode and return its trajectory."""
         cfg = self.config
         started = time.perf_counter()
-        obs, _info = await env.reset(seed=seed, options={"question": question})
-        traj = Trajectory(
-            episode_id=new_episode_id(),
-            question_id=question.id,
-            agent=self.name,
-            model=model.name,
-            config={"kind": self.kind, **cfg.model_dump()},
-            initial_image=obs.image,
-            initial_pose=obs.pose,
-            plan={"mode": "active"},
-        )
-        caller = StageCaller(
-            model,
-            traj,
-            GenerateConfig(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens),
+        obs, traj, caller = await start_episode(
+            self.name, self.kind, cfg, env, question, model, seed=seed, plan={"mode": "active"}
         )
         refs = list(question.reference_images) if cfg.reference_images else []
         # (step index, image, frame id) of every view so far; index 0 is the initial view.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from eviseek.agents.common import StageCaller, build_config, finish, new_episode_id, resolve_answer
+from eviseek.agents.common import build_config, finish, resolve_answer, start_episode
 from eviseek.agents.eviseek.answerer import answer_episode, feedback_note, informative
 from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import EviSeekConfig
@@ -25,7 +25,7 @@ from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import DemandsReply, PlanReply
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import GenerateConfig, Question, StepRecord, Trajectory
+from eviseek.types import Question, StepRecord, Trajectory
 
 
 def _abilities(library: IntentLibrary) -> str:
@@ -50,22 +50,17 @@ class EviSeekAgent:
         """Run one episode and return its trajectory (``result`` filled, scoring left to the harness)."""
         cfg = self.config
         started = time.perf_counter()
-        obs, _info = await env.reset(seed=seed, options={"question": question})
-        traj = Trajectory(
-            episode_id=new_episode_id(),
-            question_id=question.id,
-            agent=self.name,
-            model=model.name,
-            config={"kind": self.kind, **cfg.model_dump()},
-            initial_image=obs.image,
-            initial_pose=obs.pose,
-            plan={"demands": [], "subtasks": [], "mode": "active", "initial_frame_id": obs.frame_id},
-        )
-        caller = StageCaller(
+        obs, traj, caller = await start_episode(
+            self.name,
+            self.kind,
+            cfg,
+            env,
+            question,
             model,
-            traj,
-            GenerateConfig(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens),
+            seed=seed,
+            plan={"demands": [], "subtasks": [], "mode": "active"},
         )
+        traj.plan["initial_frame_id"] = obs.frame_id
         legal = await env.legal_actions()
         ep = Episode(
             cfg=cfg,
