@@ -368,3 +368,13 @@ def test_the_trap_fires_when_armed(monkeypatch: pytest.MonkeyPatch) -> None:
     trap.inside_model.set()
     with pytest.raises(AssertionError, match=r"privileged state: Sim\.poses"):
         Sim().poses()
+
+
+def test_plain_question_without_a_schema_gets_plain_text() -> None:
+    """``eviseek models check --model reference`` asks for a colour in plain text."""
+    img = canvas()
+    square(img, 160, 120, 30, (30, 60, 230))
+    square(img, 30, 30, 8, (220, 30, 30))
+    msgs = [ChatMessage.user(Image.from_array(img), "What colour is the square in the middle?")]
+    completion = asyncio.run(ReferenceModel().generate(msgs, GenerateConfig(stage="check")))
+    assert completion.text == "blue"

@@ -35,7 +35,7 @@ _HISTORY_ACTION = re.compile(
     r"^Step \d+: action=([a-z_]+)(?:\([^)]*\))?(?:\s*\(([^)]*)\))?\s*result=\[([^\]]*)\]", re.M
 )
 
-Handler = Callable[["Request"], dict[str, Any]]
+Handler = Callable[["Request"], "dict[str, Any] | str"]
 
 
 class Request:
@@ -148,15 +148,16 @@ class ReferenceModel:
             finish_reason="stop",
         )
 
-    def reply(self, messages: Sequence[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
-        """The reply object for one request (what :meth:`generate` serialises)."""
+    def reply(self, messages: Sequence[ChatMessage], config: GenerateConfig) -> dict[str, Any] | str:
+        """The reply for one request: an object for a stage with a reply schema, else plain text."""
         req = Request(messages, config)
         handler = self._handlers.get(req.stage, _from_schema)
         return handler(req)
 
     def _reply(self, messages: list[ChatMessage], config: GenerateConfig) -> str:
         with self._lock:  # the analysis cache is shared; one call at a time keeps it simple
-            return json.dumps(self.reply(messages, config))
+            out = self.reply(messages, config)
+        return out if isinstance(out, str) else json.dumps(out)
 
 
 def estimate_input_tokens(messages: Sequence[ChatMessage]) -> int:
@@ -415,8 +416,29 @@ def _coverage(req: Request) -> dict[str, Any]:
 # any other stage
 
 
-def _from_schema(req: Request) -> dict[str, Any]:
+def _describe(req: Request) -> str:
+    """Plain text for a request without a reply schema: the colour of the most central region
+    when the question asks about a colour, else the colours in view by size."""
+    view = req.current
+    if view is None:
+        return "I was shown no image."
+    blobs = [b for found in view.blobs.values() for b in found]
+    if not blobs:
+        return "I see no coloured object."
+    if "colour" in req.text.lower() or "color" in req.text.lower():
+        cx, cy = view.width / 2, view.height / 2
+        centre = min(blobs, key=lambda b: (b.centroid[0] - cx) ** 2 + (b.centroid[1] - cy) ** 2)
+        return centre.color
+    sizes: dict[str, int] = {}
+    for b in blobs:
+        sizes[b.color] = sizes.get(b.color, 0) + b.area
+    return "I see " + ", ".join(sorted(sizes, key=lambda c: -sizes[c])) + "."
+
+
+def _from_schema(req: Request) -> dict[str, Any] | str:
     """A minimal object that fits the reply schema of a stage this policy does not play."""
+    if not req.config.response_schema:
+        return _describe(req)
     schema = req.config.response_schema or {}
     out: dict[str, Any] = {}
     props = schema.get("properties", {})
