@@ -69,7 +69,7 @@ def iter_rows(path: str | Path) -> Iterator[dict[str, Any]]:
     if path.suffix == ".parquet":
         from eviseek._lazy import require
 
-        pq = require("pyarrow.parquet", "train", "reading parquet benchmark files")
+        pq = require("pyarrow.parquet", "train", "reading parquet files")
         pf = pq.ParquetFile(path)
         for batch in pf.iter_batches(batch_size=16):
             yield from batch.to_pylist()

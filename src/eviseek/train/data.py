@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from eviseek.autotool.datasets import iter_rows
 from eviseek.autotool.prompts import answer_format, system_prompt, user_prompt
 from eviseek.types import AnswerContract, AnswerKind, Image, Question
 
@@ -277,29 +278,17 @@ CONVERTERS = {
 
 
 def read_rows(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Rows of a ``.parquet`` (extra ``train`` for pyarrow), ``.jsonl`` or ``.json`` file."""
+    """Rows of a ``.parquet`` (extra ``train`` for pyarrow), ``.jsonl`` or ``.json`` file.
+
+    The benchmark reader :func:`eviseek.autotool.datasets.iter_rows` does the reading; training
+    data is one file, so folders and ``.tsv`` are refused here.
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"data file {path} does not exist")
-    if path.suffix == ".parquet":
-        from eviseek._lazy import require
-
-        pq = require("pyarrow.parquet", "train", "reading parquet training data")
-        table = pq.read_table(path)
-        yield from table.to_pylist()
-    elif path.suffix == ".jsonl":
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        yield json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-    elif path.suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
-        yield from (data if isinstance(data, list) else [data])
-    else:
+    if path.suffix not in (".parquet", ".jsonl", ".json"):
         raise ValueError(f"unsupported data file {path.name}: use .parquet, .jsonl or .json")
+    yield from iter_rows(path)
 
 
 def load_training_rows(path: str | Path, layout: str, limit: int | None = None) -> list[TrainingRow]:
