@@ -21,7 +21,8 @@ plan            PlanReply           demands, max_subtasks, guidance, intents
 seek            SeekReply           subtask, demand, intents, legal_actions, remaining_steps,
                                     pose, frame_id, working_memory, trail, steps_used
 keep            KeepReply           purpose="keep", intent, target, subtask, demand,
-                                    before_frame_id, candidate_frame_ids, outcomes
+                                    before_frame_id, candidate_frame_ids, outcomes,
+                                    working_memory
 keep            TrackReply          purpose="track", target, frame_id (template ``track``)
 answer          AnswerReply         memory, frame_ids, demands
 triage          TriageReply         frame_id

@@ -286,7 +286,7 @@ class EviSeekAgent:
         steps, aborted = await self._execute(ep, subtask, compiled, record["index"])
         record["executed"] = len(steps)
         record["aborted"] = aborted
-        kept = await review(ep, subtask, compiled, before, before_frame, steps) if steps else []
+        kept = await review(ep, subtask, compiled, before, before_frame, steps, memory) if steps else []
         outcome = "; ".join(
             feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from eviseek.agents.eviseek.answerer import feedback_note, informative
 from eviseek.agents.eviseek.intents import CompiledIntent
 from eviseek.agents.eviseek.planner import Subtask
-from eviseek.agents.eviseek.state import Episode
+from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import KeepReply, TrackReply
 from eviseek.types import EvidenceItem, Image, StepRecord
 
@@ -36,14 +36,21 @@ async def review(
     before: Image,
     before_frame: int,
     steps: list[StepRecord],
+    memory: WorkingMemory | None = None,
 ) -> list[EvidenceItem]:
-    """Ask the keeper about an intent's new views; add the kept ones to the board."""
+    """Ask the keeper about an intent's new views; add the kept ones to the board.
+
+    The keeper is conditioned on the subtask's working memory as well (the paper's
+    ``pi_keep(. | g, o_t, xi_t, o_t+1, r_t+1, W_t)``, section 4.3): what was already tried and
+    kept for this subtask tells it whether a new view adds anything.
+    """
     candidates = candidate_steps(steps, ep.cfg.keep_candidates)
     if not candidates:
         return []
     outcomes = [feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)]
     demand = ep.demand_of(subtask)
     intent_text = compiled.name if not compiled.target else f"{compiled.name} (target: {compiled.target})"
+    tried = memory.recent() if memory is not None else []
     parsed, _ = await ep.caller.ask_rendered(
         "keep",
         KeepReply,
@@ -59,6 +66,7 @@ async def review(
             "before_frame_id": before_frame,
             "candidate_frame_ids": [s.frame_id for s in candidates],
             "outcomes": [s.feedback.model_dump() for s in steps],
+            "working_memory": tried,
         },
         context={
             "question": ep.question,
@@ -66,6 +74,7 @@ async def review(
             "demand": demand,
             "intent": intent_text,
             "outcome": "; ".join(outcomes),
+            "memory": tried,
             "before": before,
             "candidates": [{"step": s.index, "image": s.image} for s in candidates],
         },
