@@ -19,7 +19,8 @@ forced_choice   ForcedChoiceReply   (contract only)
 demands         DemandsReply        max_demands, guidance, intents
 plan            PlanReply           demands, max_subtasks, guidance, intents
 seek            SeekReply           subtask, demand, intents, legal_actions, remaining_steps,
-                                    pose, frame_id, working_memory, trail, steps_used
+                                    pose, frame_id, working_memory, trail, steps_used,
+                                    guidance
 keep            KeepReply           purpose="keep", intent, target, subtask, demand,
                                     before_frame_id, candidate_frame_ids, outcomes,
                                     working_memory

@@ -28,3 +28,13 @@ async def test_keeper_sees_the_subtasks_working_memory(question: Question) -> No
     assert script.calls("keep")[1][0].metadata["working_memory"] == [tried]
     # Working memory is per subtask: the keeper of subtask 2 starts with none.
     assert "Earlier attempts" not in third
+
+
+async def test_seeker_gets_the_tasks_exploration_advice(question: Question) -> None:
+    # Appendix D: EviSeek receives the same exploration advice as Single-model, distributed
+    # across its stages; the seeker, which picks the actions, must see it.
+    script = standard_script()
+    await run(question, script)
+    cfg, msgs = script.calls("seek")[0]
+    assert "Advice for this task: Look at both objects from above." in msgs[-1].text()
+    assert cfg.metadata["guidance"] == question.guidance

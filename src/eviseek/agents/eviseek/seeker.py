@@ -1,7 +1,9 @@
 """The seeker: picks the next acquisition intent for the active subtask.
 
 Its inputs are the subtask's goal (and demand), the current view, the subtask's working memory,
-the recent action trail with feedback, and the dead-reckoned pose annotation. It never sees the
+the recent action trail with feedback, and the dead-reckoned pose annotation, plus the task's
+exploration advice (appendix D: EviSeek gets the same advice as Single-model, spread over the
+planning, seeking and answering stages; the seeker is the stage that acts on it). It never sees the
 evidence board: retention and control are kept apart, as in the paper.
 """
 
@@ -80,6 +82,7 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
             "working_memory": memory.recent(),
             "trail": ep.trail[-ep.cfg.trail_window :],
             "steps_used": ep.steps_used,
+            "guidance": ep.question.guidance,
         },
         context={
             "question": ep.question,
