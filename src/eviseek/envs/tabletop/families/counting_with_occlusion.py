@@ -14,6 +14,7 @@ unoccluded pixel area in some frame. Soft score ``max(0, 1 - |error| / 3)`` as i
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.families.partial_occlusion import built_category
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
-from eviseek.types import AnswerContract
+from eviseek.types import AnswerContract, Pose
 
 SHAPES = ["cube", "cylinder", "ball", "cone", "pyramid"]
 
@@ -77,7 +78,63 @@ def distractors(
     return out
 
 
-class Family(TaskFamily):
+PLURAL = {
+    "ball": "balls",
+    "cube": "cubes",
+    "cylinder": "cylinders",
+    "cone": "cones",
+    "pyramid": "pyramids",
+}
+"""The plural each shape takes in a counting question."""
+
+
+@dataclass
+class CountScene:
+    """A counting scene being drawn: the objects so far, the discs they take up, the targets."""
+
+    shape: str
+    color: str
+    objects: list[ObjectSpec] = field(default_factory=list)
+    placed: list[tuple[tuple[float, float], float]] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+
+    def add_target(self, rng: np.random.Generator, xy: tuple[float, float], max_scale: float) -> None:
+        """Stand the next target at ``xy``, its size drawn from [0.045, ``max_scale``) m."""
+        name = f"{self.color}_{self.shape}_{len(self.targets)}"
+        self.objects.append(
+            c.make_object(
+                self.shape, self.color, xy, float(rng.uniform(0.045, max_scale)), name=name, role="target"
+            )
+        )
+        self.placed.append((xy, 0.04))
+        self.targets.append(name)
+
+    def add_distractors(self, rng: np.random.Generator, region: tuple[float, float, float, float]) -> None:
+        """Two to four objects sharing the targets' colour or shape, inside ``region``."""
+        self.objects += distractors(rng, self.shape, self.color, int(rng.integers(2, 5)), self.placed, region)
+
+    def draft(self, camera: Pose, text: str, guidance: str) -> TaskDraft:
+        """The task: ``text`` is the question after "How many <colour> <shapes> are"."""
+        return TaskDraft(
+            scene=SceneSpec(objects=self.objects, camera=camera),
+            text=f"How many {self.color} {PLURAL[self.shape]} are {text}",
+            contract=count_contract(),
+            guidance=guidance + " " + c.CAMERA_GUIDANCE,
+            metadata={"targets": self.targets, "category": self.shape, "color": self.color},
+        )
+
+
+class CountingFamily(TaskFamily):
+    """A family whose answer is how many targets of one colour and shape the table holds."""
+
+    def ground_truth(self, world: World, draft: TaskDraft) -> str:
+        return str(count_matching(world, draft.metadata["category"], draft.metadata["color"]))
+
+    def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        return [ViewEvidence(objects=[t], label=f"{t} visible") for t in metadata["targets"]]
+
+
+class Family(CountingFamily):
     """Counting with Occlusion."""
 
     family = "Enumerative Perception"
@@ -92,11 +149,9 @@ class Family(TaskFamily):
         fwd, side = c.unit(heading), c.unit(heading + 90)
         centre = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
         eye_xy = centre - fwd * 0.85
-        objs: list[ObjectSpec] = []
-        placed: list[tuple[tuple[float, float], float]] = []
+        scene = CountScene(shape, color)
         n_boards = int(rng.integers(2, 4))
         hidden = int(rng.integers(1, min(n, n_boards) + 1))
-        targets: list[str] = []
         for b in range(n_boards):
             lat = (b - (n_boards - 1) / 2) * 0.3 + float(rng.uniform(-0.04, 0.04))
             depth = float(rng.uniform(-0.15, 0.05))
@@ -109,59 +164,25 @@ class Family(TaskFamily):
                 (0.02, 0.17, float(rng.uniform(0.13, 0.16))),
                 heading,
             )
-            objs.append(board)
-            placed.append(((float(bxy[0]), float(bxy[1])), 0.1))
+            scene.objects.append(board)
+            scene.placed.append(((float(bxy[0]), float(bxy[1])), 0.1))
             if b < hidden:
                 # Right behind the board, on the line from the camera through its centre.
                 ray = bxy - eye_xy
                 txy = bxy + ray / np.linalg.norm(ray) * float(rng.uniform(0.07, 0.1))
-                name = f"{color}_{shape}_{len(targets)}"
-                objs.append(
-                    c.make_object(
-                        shape,
-                        color,
-                        (float(txy[0]), float(txy[1])),
-                        float(rng.uniform(0.045, 0.055)),
-                        name=name,
-                        role="target",
-                    )
-                )
-                placed.append(((float(txy[0]), float(txy[1])), 0.04))
-                targets.append(name)
+                scene.add_target(rng, (float(txy[0]), float(txy[1])), 0.055)
         region = (-0.6, 0.6, -0.42, 0.42)
-        while len(targets) < n:
-            (xy,) = c.scatter(rng, [0.04], placed=placed, gap=0.05, region=region)
-            placed.append((xy, 0.04))
-            name = f"{color}_{shape}_{len(targets)}"
-            objs.append(
-                c.make_object(shape, color, xy, float(rng.uniform(0.045, 0.055)), name=name, role="target")
-            )
-            targets.append(name)
-        objs += distractors(rng, shape, color, int(rng.integers(2, 5)), placed, region)
+        while len(scene.targets) < n:
+            (xy,) = c.scatter(rng, [0.04], placed=scene.placed, gap=0.05, region=region)
+            scene.add_target(rng, xy, 0.055)
+        scene.add_distractors(rng, region)
         camera = c.orbit_pose(
             (float(centre[0]), float(centre[1]), 0.03), heading + 180, float(rng.uniform(8, 13)), 0.85
         )
-        plural = {
-            "ball": "balls",
-            "cube": "cubes",
-            "cylinder": "cylinders",
-            "cone": "cones",
-            "pyramid": "pyramids",
-        }[shape]
-        return TaskDraft(
-            scene=SceneSpec(objects=objs, camera=camera),
-            text=f"How many {color} {plural} are on the table?",
-            contract=count_contract(),
-            guidance=(
-                "Some objects may stand behind the boards. Look behind each board (move sideways and "
-                "turn back, or rise and look down) and count each object once even if you see it "
-                "from several places. There is at least one. " + c.CAMERA_GUIDANCE
-            ),
-            metadata={"targets": targets, "category": shape, "color": color},
+        return scene.draft(
+            camera,
+            "on the table?",
+            "Some objects may stand behind the boards. Look behind each board (move sideways and "
+            "turn back, or rise and look down) and count each object once even if you see it "
+            "from several places. There is at least one.",
         )
-
-    def ground_truth(self, world: World, draft: TaskDraft) -> str:
-        return str(count_matching(world, draft.metadata["category"], draft.metadata["color"]))
-
-    def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
-        return [ViewEvidence(objects=[t], label=f"{t} visible") for t in metadata["targets"]]
