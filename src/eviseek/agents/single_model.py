@@ -23,6 +23,9 @@ from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Action, ActionSpec, Image, Question, StepRecord, Trajectory
 
+_NO_CUT = 1 << 30
+"""A feedback summary limit no real feedback reaches."""
+
 
 class SingleModelConfig(BaseModel):
     """Settings of the Single-model baseline (defaults from the paper and ESI-Bench)."""
@@ -171,7 +174,9 @@ class SingleModelAgent:
                 )
             )
             views.append((step + 1, result.observation.image, result.observation.frame_id))
-            history.append(_history_line(step + 1, action, result.feedback.summary(), reply, note))
+            # The whole result goes into the text history: the 220-character cut is EviSeek's own
+            # presentation of the shared feedback (paper app. E), not the benchmark's.
+            history.append(_history_line(step + 1, action, result.feedback.summary(_NO_CUT), reply, note))
             if any(s.name == action.name and s.kind == "manipulation" for s in legal):
                 legal = await env.legal_actions()  # object choices can change after manipulation
             if result.terminated or result.truncated:
