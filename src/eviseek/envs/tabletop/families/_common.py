@@ -182,6 +182,31 @@ def scatter(
     return out
 
 
+def scatter_distractors(
+    rng: np.random.Generator,
+    colors: list[str],
+    categories: list[str],
+    placed: list[tuple[tuple[float, float], float]],
+    *,
+    radius: float,
+    gap: float,
+    scale: float | tuple[float, float],
+) -> list[ObjectSpec]:
+    """One distractor per colour, of a category drawn from ``categories``, away from ``placed``.
+
+    Each takes a free disc of ``radius`` (added to ``placed``); ``scale`` is its size, or the
+    range its size is drawn from. Draws from ``rng`` in the order position, category, size.
+    """
+    out = []
+    for col in colors:
+        (xy,) = scatter(rng, [radius], placed=placed, gap=gap)
+        placed.append((xy, radius))
+        category = pick(rng, categories)
+        size = scale if isinstance(scale, float) else float(rng.uniform(*scale))
+        out.append(make_object(category, col, xy, size, role="distractor"))
+    return out
+
+
 def unit(angle_deg: float) -> np.ndarray:
     """Horizontal unit vector at ``angle_deg`` from +x."""
     a = math.radians(angle_deg)

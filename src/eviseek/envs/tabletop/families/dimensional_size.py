@@ -54,15 +54,9 @@ class Family(TaskFamily):
         )
         placed = [((float(p[0]), float(p[1])), 0.08) for p in (near_xy, far_xy)]
         others = [x for x in ["cube", "cylinder", "ball", "cone", "pyramid"] if x != cat]
-        extras = []
-        for col in cols[2:]:
-            (xy,) = c.scatter(rng, [0.05], placed=placed, gap=0.06)
-            placed.append((xy, 0.05))
-            extras.append(
-                c.make_object(
-                    c.pick(rng, others), col, xy, float(rng.uniform(0.045, 0.07)), role="distractor"
-                )
-            )
+        extras = c.scatter_distractors(
+            rng, cols[2:], others, placed, radius=0.05, gap=0.06, scale=(0.045, 0.07)
+        )
         height = float(rng.uniform(0.12, 0.2))
         pitch = -math.degrees(math.atan2(height, (near_d + far_d) / 2))
         camera = Pose(

@@ -84,15 +84,9 @@ class Family(TaskFamily):
             ((float(board_xy[0]), float(board_xy[1])), board_w / 2 + 0.02),
             ((float(t_xy[0]), float(t_xy[1])), 0.06),
         ]
-        extras = []
-        for col in cols[1:]:
-            (xy,) = c.scatter(rng, [0.05], placed=placed, gap=0.08)
-            placed.append((xy, 0.05))
-            extras.append(
-                c.make_object(
-                    c.pick(rng, SHAPES), col, xy, float(rng.uniform(0.045, 0.065)), role="distractor"
-                )
-            )
+        extras = c.scatter_distractors(
+            rng, cols[1:], SHAPES, placed, radius=0.05, gap=0.08, scale=(0.045, 0.065)
+        )
         camera = c.orbit_pose(
             (float(board_xy[0]), float(board_xy[1]), height / 2),
             heading + 180 + float(rng.uniform(-3, 3)),

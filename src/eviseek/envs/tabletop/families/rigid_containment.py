@@ -60,11 +60,9 @@ class Family(TaskFamily):
             cat, cols[1], (float(obj_xy[0]), float(obj_xy[1])), inner_w * ratio, yaw=heading, role="target"
         )
         placed = [((float(bin_xy[0]), float(bin_xy[1])), 0.09), ((float(obj_xy[0]), float(obj_xy[1])), 0.08)]
-        extras = []
-        for col in cols[2:]:
-            (xy,) = c.scatter(rng, [0.04], placed=placed, gap=0.06)
-            placed.append((xy, 0.04))
-            extras.append(c.make_object(c.pick(rng, ["cone", "pyramid"]), col, xy, 0.05, role="distractor"))
+        extras = c.scatter_distractors(
+            rng, cols[2:], ["cone", "pyramid"], placed, radius=0.04, gap=0.06, scale=0.05
+        )
         camera = c.orbit_pose(
             (float(centre[0]), float(centre[1]), 0.04),
             heading + 180,

@@ -65,13 +65,9 @@ class Family(TaskFamily):
                 update={"size": rounded((scale, scale, scale)), "position": (xy[0], xy[1], c.r6(scale / 2))}
             )
         placed = [(xy, 0.08)]
-        extras = []
-        for col in cols[1:]:
-            (pxy,) = c.scatter(rng, [0.05], placed=placed, gap=0.15)
-            placed.append((pxy, 0.05))
-            extras.append(
-                c.make_object(c.pick(rng, ["cube", "ball", "cone"]), col, pxy, 0.05, role="distractor")
-            )
+        extras = c.scatter_distractors(
+            rng, cols[1:], ["cube", "ball", "cone"], placed, radius=0.05, gap=0.15, scale=0.05
+        )
         h = target.size[2]
         if view == "top":
             camera = Pose(
