@@ -30,33 +30,22 @@ class EpisodeActor:
 
     def __init__(self, config_json: str) -> None:
         from eviseek.eval.envpool import ThreadEnvProvider, import_plugins
-        from eviseek.eval.runner import build_agents, model_from_config
+        from eviseek.eval.runner import LocalExecutor, build_agents, model_from_config
 
         self.config = RunConfig.model_validate_json(config_json)
         import_plugins(self.config.plugins)
-        self.agents = build_agents(self.config)
-        self.model = model_from_config(self.config)
-        # The actor is already a process of its own; its environments run in its threads.
-        self.envs = ThreadEnvProvider()
-        self.model_proven = False
+        # The actor is already a process of its own; its environments run in its threads, and
+        # it runs episodes exactly as the local runner does.
+        self.local = LocalExecutor(
+            build_agents(self.config),
+            model_from_config(self.config),
+            ThreadEnvProvider(),
+            self.config.timeout_s,
+        )
 
     async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
         """Run one episode (see :func:`eviseek.eval.runner.run_episode`)."""
-        from eviseek.eval.runner import run_episode
-
-        traj = await run_episode(
-            agent,
-            self.agents[agent],
-            question,
-            self.model,
-            self.envs,
-            seed=seed,
-            timeout_s=self.config.timeout_s,
-            model_proven=self.model_proven,
-        )
-        if any(c.error is None for c in traj.calls):
-            self.model_proven = True
-        return traj
+        return await self.local.run(agent, question, seed)
 
     async def ping(self) -> int:
         """The actor's process id (readiness check)."""
@@ -64,7 +53,7 @@ class EpisodeActor:
 
     async def close(self) -> None:
         """Close the actor's environments."""
-        await self.envs.close()
+        await self.local.close()
 
 
 class RayExecutor:
