@@ -16,7 +16,7 @@ from eviseek.agents.eviseek.answerer import answer_episode, feedback_note, infor
 from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import EviSeekConfig
 from eviseek.agents.eviseek.control import coverage_check, triage
-from eviseek.agents.eviseek.intents import CompiledIntent, IntentLibrary
+from eviseek.agents.eviseek.intents import TRACKING_INTENTS, CompiledIntent, IntentLibrary
 from eviseek.agents.eviseek.keeper import review, target_visible
 from eviseek.agents.eviseek.planner import Subtask, demands_from_reply, plan_from_reply
 from eviseek.agents.eviseek.pose import PoseTracker, describe_pose
@@ -336,7 +336,12 @@ class EviSeekAgent:
             if result.terminated or result.truncated:
                 ep.ended = True
                 return steps, "the environment ended the episode"
-            if not result.feedback.success:
+            if not result.feedback.success and compiled.name in TRACKING_INTENTS:
+                # Only target-tracking intents stop early (paper app. F); a blocked move cannot
+                # bring the target closer. Geometry-complete intents (SWEEP, RISE_TOPDOWN, ...)
+                # run to completion: a pitch or height bound reached halfway still leaves the
+                # rest of the fan worth taking, and the failure is in the trail and the keeper's
+                # outcome text.
                 return steps, f"{action.name} failed"
             last = i == n - 1
             if (
