@@ -143,11 +143,6 @@ def orbit_pose(
     return Pose(x=r6(eye[0]), y=r6(eye[1]), z=r6(max(eye[2], 0.05)), yaw=r6(yaw), pitch=r6(pitch))
 
 
-def footprint_radius(obj: ObjectSpec) -> float:
-    """Radius of a circle covering the object's footprint."""
-    return math.hypot(obj.size[0], obj.size[1]) / 2
-
-
 def separated(
     xy: tuple[float, float], radius: float, placed: list[tuple[tuple[float, float], float]], gap: float
 ) -> bool:
