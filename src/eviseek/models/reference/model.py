@@ -367,9 +367,13 @@ def _keep(req: Request) -> dict[str, Any]:
     threshold = {"shape": 0.01, "order": 0.6}.get(req.task.kind, 0.8)
     if scores[best] < threshold:
         return {"keep": False, "frames": [], "note": "these views do not show what the question needs"}
+    frames = [best + 1]
+    if req.task.kind in ("count", "order", "moved"):
+        # Views of a spread-out or piled scene complement each other: keep every good one.
+        frames = [i + 1 for i, q in enumerate(scores) if q >= threshold]
     verdict = solve(req.task, [candidates[best]], text=req.text)
     note = f"{_view_words(req.task, candidates[best])}; {verdict.reason}"
-    return {"keep": True, "frames": [best + 1], "note": note}
+    return {"keep": True, "frames": frames, "note": note}
 
 
 _CAMERA = {
