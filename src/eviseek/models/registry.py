@@ -89,6 +89,17 @@ register_provider(
 )
 
 
+def _hf() -> ModelFactory:
+    from eviseek.models.hf_local import HFLocalModel
+
+    return HFLocalModel.from_spec
+
+
+register_provider(
+    "hf", _hf, "a local transformers vision-language model: hf/<directory or cached hub id> (extra hf)"
+)
+
+
 def _reference() -> ModelFactory:
     from eviseek.models.reference import ReferenceModel
 
