@@ -43,7 +43,7 @@ def demo(
         None, "--api-key-env", help="Name of the environment variable holding the API key"
     ),
     out: Path | None = typer.Option(
-        None, "--out", "-o", help="Run directory [runs/demo/<model>]; rerunning resumes it"
+        None, "--out", "-o", help="Run directory (default runs/demo/<model>); rerunning resumes it"
     ),
     limit: int | None = typer.Option(
         None, "--limit", min=1, help="Only N questions (spread over the subcategories)"
