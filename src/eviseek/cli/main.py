@@ -26,9 +26,24 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
     ("eviseek.cli.eval", "eval_command", "eval", "Evaluate agents on a question set (resumable)."),
     ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its saved trajectories."),
-    ("eviseek.cli.report", "report", "report", "Write the paper's tables, figures and CSV from run directories."),
-    ("eviseek.cli.judge", "judge", "judge", "Grade answer-time visual support with an LLM judge (appendix B)."),
-    ("eviseek.cli.demo", "demo", "demo", "Compare Passive, Single-model and EviSeek on tabletop questions, with a report."),
+    (
+        "eviseek.cli.report",
+        "report",
+        "report",
+        "Write the paper's tables, figures and CSV from run directories.",
+    ),
+    (
+        "eviseek.cli.judge",
+        "judge",
+        "judge",
+        "Grade answer-time visual support with an LLM judge (appendix B).",
+    ),
+    (
+        "eviseek.cli.demo",
+        "demo",
+        "demo",
+        "Compare Passive, Single-model and EviSeek on tabletop questions, with a report.",
+    ),
     ("eviseek.cli.autotool", "app", "autotool", "AutoTool: evaluate dual-mode zoom-in models."),
     ("eviseek.cli.train", "app", "train", "Train models: AutoTool GRPO with TRL (one machine)."),
 ]
