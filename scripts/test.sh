@@ -4,4 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/setup_verl.sh  # verl in its own venv (.venv-verl); tests/train/test_verl_autotool.py uses it
+# Lint and type-check first: cheap, and a failure here names the exact line.
+.venv/bin/ruff check src tests benchmarks
+.venv/bin/mypy
 .venv/bin/python -m pytest -q "$@"

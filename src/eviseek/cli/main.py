@@ -21,29 +21,14 @@ app = typer.Typer(
 # (module, attribute, name, help). A module that exposes a Typer app is added as a group;
 # one that exposes a function is added as a single command.
 _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
-    ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
-    ("eviseek.cli.tabletop", "app", "tabletop", "Tabletop benchmark: generate, render, support stats."),
-    ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
+    ("eviseek.cli.demo", "demo", "demo", "Compare Passive, Single-model and EviSeek on tabletop questions."),
     ("eviseek.cli.eval", "eval_command", "eval", "Evaluate agents on a question set (resumable)."),
-    ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its saved trajectories."),
-    (
-        "eviseek.cli.report",
-        "report",
-        "report",
-        "Write the paper's tables, figures and CSV from run directories.",
-    ),
-    (
-        "eviseek.cli.judge",
-        "judge",
-        "judge",
-        "Grade answer-time visual support with an LLM judge (appendix B).",
-    ),
-    (
-        "eviseek.cli.demo",
-        "demo",
-        "demo",
-        "Compare Passive, Single-model and EviSeek on tabletop questions, with a report.",
-    ),
+    ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its trajectories."),
+    ("eviseek.cli.report", "report", "report", "Write the paper's tables, figures and CSV from run dirs."),
+    ("eviseek.cli.judge", "judge", "judge", "Grade answer-time visual support with an LLM judge."),
+    ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
+    ("eviseek.cli.tabletop", "app", "tabletop", "Tabletop benchmark: generate, render, support stats."),
+    ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
     ("eviseek.cli.autotool", "app", "autotool", "AutoTool: evaluate dual-mode zoom-in models."),
     ("eviseek.cli.train", "app", "train", "Train models: AutoTool GRPO with TRL (one machine)."),
 ]
