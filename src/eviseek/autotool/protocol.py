@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from eviseek.envs.image.zoom import ZOOM_TOOL_NAME  # the environment owns its action name
+
 TOOL_ON = "<tool_on>"
 TOOL_OFF = "<tool_off>"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -34,7 +36,6 @@ SPECIAL_TOKENS: tuple[str, ...] = (
 )
 """Every tag of the protocol (for tokenizers that should keep them whole)."""
 
-ZOOM_TOOL_NAME = "image_zoom_in_tool"
 
 ZOOM_TOOL_SCHEMA: dict[str, Any] = {
     "type": "function",

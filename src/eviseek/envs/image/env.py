@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from eviseek.autotool.protocol import ZOOM_TOOL_NAME
 from eviseek.envs.base import question_from_options
-from eviseek.envs.image.zoom import ZoomResult, ZoomSettings, fit_within, zoom
+from eviseek.envs.image.zoom import ZOOM_TOOL_NAME, ZoomResult, ZoomSettings, fit_within, zoom
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Question, StepResult
 

@@ -24,6 +24,9 @@ from pydantic import BaseModel, Field
 
 from eviseek.types import Image
 
+ZOOM_TOOL_NAME = "image_zoom_in_tool"
+"""The name of the zoom action, as the environment accepts it and as models call it."""
+
 ZoomErrorCode = Literal["bad_format", "reversed", "outside", "too_small", "too_thin"]
 
 
