@@ -127,3 +127,26 @@ def test_cli_refuses_a_resume_with_other_settings(tmp_path: Path) -> None:
     resumed = runner.invoke(app, ["eval", "--out", str(run), "--no-progress"])
     assert resumed.exit_code == 0, resumed.output
     assert "0 episode(s) run, 4 already finished" in resumed.stdout
+
+
+def test_bare_out_resume_refuses_a_changed_result_setting(tmp_path: Path) -> None:
+    # `eviseek eval --out RUN --budget 5` used to drop --budget silently and rerun the saved
+    # budget; a setting that changes results must be refused by name, as with a full command.
+    data = write_questions_jsonl(tmp_path / "questions.jsonl", make_questions(2))
+    run = tmp_path / "run"
+    runner = CliRunner()
+    first = runner.invoke(app, _cmd(data, run, "--env-workers", "0")[3:])
+    assert first.exit_code == 0, first.output
+    base = ["eval", "--out", str(run), "--plugin", PLUGIN, "--no-progress"]
+    changed = runner.invoke(app, [*base, "--budget", "5", "--seed", "3", "--limit", "1"])
+    assert changed.exit_code == 1, changed.output
+    assert "budget: the run directory has 30, this command asks for 5" in changed.stderr
+    assert "seed: the run directory has 0, this command asks for 3" in changed.stderr
+    assert "limit: the run directory has None, this command asks for 1" in changed.stderr
+    args = runner.invoke(app, [*base, "--agent-arg", "x=1"])
+    assert args.exit_code == 1, args.output
+    assert "agent_config: the run directory has {}, this command asks for {'x': 1}" in args.stderr
+    # The saved values given again are no change: the run resumes with nothing left to do.
+    same = runner.invoke(app, [*base, "--budget", "30", "--seed", "0", "--model-arg", "delay_s=0.1"])
+    assert same.exit_code == 0, same.output
+    assert "0 episode(s) run, 4 already finished" in same.stdout

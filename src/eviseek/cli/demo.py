@@ -52,13 +52,15 @@ def demo(
     agents: str = typer.Option(DEFAULT_AGENTS, "--agents", help="Comma-separated agents to compare"),
     budget: int = typer.Option(30, "--budget", min=1, help="Primitive steps per episode"),
     concurrency: int | None = typer.Option(
-        None, "--concurrency", "-c", min=1, help="Episodes at once [2 for reference, 8 for a server]"
+        None, "--concurrency", "-c", min=1, help="Episodes at once (default 2 for reference, 8 for a server)"
     ),
     env_workers: int | None = typer.Option(
-        None, "--env-workers", min=0, help="Simulator processes (0: threads here) [one per CPU]"
+        None, "--env-workers", min=0, help="Simulator processes (0: threads here; default one per CPU)"
     ),
     episodes: bool = typer.Option(True, "--episodes/--no-episodes", help="Write a viewer page per episode"),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="[on for a terminal]"),
+    progress: bool | None = typer.Option(
+        None, "--progress/--no-progress", help="Show a progress bar (default: on in a terminal)"
+    ),
 ) -> None:
     """Run Passive, Single-model and EviSeek on tabletop questions; print the comparison and a report path."""
     from eviseek import __version__

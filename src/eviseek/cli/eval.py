@@ -44,13 +44,22 @@ def eval_command(
         None, "--dataset", "-d", help="tabletop:dev, tabletop:test, a directory or a .jsonl file"
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions"),
-    budget: int = typer.Option(30, "--budget", min=0, help="Primitive steps per episode"),
-    seed: int = typer.Option(0, "--seed"),
-    concurrency: int | None = typer.Option(None, "--concurrency", "-c", min=1, help="Episodes at once [8]"),
-    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per episode before it fails [600]"),
-    backend: str | None = typer.Option(None, "--backend", help="local or ray [local]"),
+    budget: int | None = typer.Option(
+        None, "--budget", min=0, help="Primitive steps per episode (default 30)"
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of each episode's environment (default 0)"),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", "-c", min=1, help="Episodes at once (default 8)"
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", help="Seconds per episode before it fails (default 600)"
+    ),
+    backend: str | None = typer.Option(None, "--backend", help="local (default) or ray"),
     env_workers: int | None = typer.Option(
-        None, "--env-workers", min=0, help="Simulator processes (0: threads in this process) [one per CPU]"
+        None,
+        "--env-workers",
+        min=0,
+        help="Simulator processes (0: threads in this process; default one per CPU)",
     ),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
     api_key_env: str | None = typer.Option(
@@ -61,9 +70,13 @@ def eval_command(
     plugin: list[str] = typer.Option(
         [], "--plugin", help="Module or .py file to import first (registers envs, agents, models)"
     ),
-    ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to join [start locally]"),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="Ray cluster to join (default: start a local one)"
+    ),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed episodes again"),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress", help="[on for a terminal]"),
+    progress: bool | None = typer.Option(
+        None, "--progress/--no-progress", help="Show a progress bar (default: on in a terminal)"
+    ),
 ) -> None:
     """Evaluate agents on a question set; every finished episode is committed as it ends."""
     from eviseek import __version__
@@ -90,7 +103,17 @@ def eval_command(
             if not (out / "run.json").exists():
                 raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")
             saved = load_config(out)
-            config = saved.model_copy(update={**given, "plugins": _plugins(plugin) or saved.plugins})
+            # Result settings given with a bare --out are kept, so a resume that would change
+            # results is refused by name (below) instead of silently running the saved settings.
+            asked: dict[str, Any] = {"limit": limit, "budget": budget, "seed": seed}
+            if agent_arg:
+                asked["agent_config"] = _pairs(agent_arg, "--agent-arg")
+            if model_arg:
+                asked["model_args"] = _pairs(model_arg, "--model-arg")
+            changes = {k: v for k, v in asked.items() if v is not None}
+            config = saved.model_copy(
+                update={**given, **changes, "plugins": _plugins(plugin) or saved.plugins}
+            )
         else:
             missing = [
                 f for f, v in (("--agents", agents), ("--model", model), ("--dataset", dataset)) if not v
@@ -105,8 +128,8 @@ def eval_command(
                 model_args=_pairs(model_arg, "--model-arg"),
                 dataset=dataset,
                 limit=limit,
-                budget=budget,
-                seed=seed,
+                budget=30 if budget is None else budget,
+                seed=0 if seed is None else seed,
                 plugins=_plugins(plugin),
                 eviseek_version=__version__,
                 **{**_DEFAULTS, **given},
