@@ -18,7 +18,7 @@ def eval_cmd(
         ...,
         "--dataset",
         "-d",
-        help="NAME:PATH with NAME in vstar, hrbench4k, hrbench8k, pope, refcoco; or synthetic:N",
+        help="NAME:PATH with NAME in vstar, hrbench4k, hrbench8k, pope, refcoco; or synthetic:N[:WIDTH]",
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions"),
     out: Path | None = typer.Option(None, "--out", help="Run directory (default runs/autotool-<dataset>)"),
@@ -33,9 +33,9 @@ def eval_cmd(
         1280 * 28 * 28, "--max-pixels", min=784, help="Pixel cap of the shown image"
     ),
     seed: int = typer.Option(0, "--seed", help="Seed for option shuffling and sampling"),
-    concurrency: int = typer.Option(4, "--concurrency", min=1),
-    temperature: float = typer.Option(0.0, "--temperature"),
-    max_tokens: int = typer.Option(2048, "--max-tokens", min=1),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Questions at once"),
+    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature"),
+    max_tokens: int = typer.Option(2048, "--max-tokens", min=1, help="Reply length cap per model call"),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
     api_key_env: str | None = typer.Option(
         None, "--api-key-env", help="Name of the environment variable holding the API key"

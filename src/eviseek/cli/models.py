@@ -48,7 +48,7 @@ def _check_image(size: int):  # type: ignore[no-untyped-def]
 
 @app.command("list")
 def list_providers() -> None:
-    """List the model providers: use them as ``provider/<model>`` with --model."""
+    """List the model providers: use them as provider/MODEL with --model."""
     from eviseek.models.registry import provider_descriptions
 
     for name, description in provider_descriptions().items():
@@ -63,11 +63,15 @@ def check(
         None, "--api-key-env", help="Name of the environment variable holding the API key"
     ),
     question: str = typer.Option(
-        "What colour is the square in the middle of this image? Answer in one word.", "--question"
+        "What colour is the square in the middle of this image? Answer in one word.",
+        "--question",
+        help="Text sent with the image",
     ),
-    image_size: int = typer.Option(256, "--image-size", min=16, max=4096),
+    image_size: int = typer.Option(
+        256, "--image-size", min=16, max=4096, help="Side of the generated square image in pixels"
+    ),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per request"),
-    max_tokens: int = typer.Option(64, "--max-tokens"),
+    max_tokens: int = typer.Option(64, "--max-tokens", help="Reply length cap sent to the server"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log retries and requests to stderr."),
 ) -> None:
     """Send one request with a small generated image; print the reply, usage and latency."""

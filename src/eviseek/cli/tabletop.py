@@ -57,13 +57,15 @@ def parse_actions(text: str) -> list[tuple[str, dict[str, str]]]:
 @app.command("generate")
 def generate(
     out: Path = typer.Option(..., "--out", "-o", help="Directory to write questions.jsonl and images/ into"),
-    n_per_subcategory: int = typer.Option(2, "--n-per-subcategory", "-n", min=1),
-    seed: int = typer.Option(0, "--seed"),
+    n_per_subcategory: int = typer.Option(
+        2, "--n-per-subcategory", "-n", min=1, help="Questions per subcategory"
+    ),
+    seed: int = typer.Option(0, "--seed", help="Generator seed (the dev split uses 1000, test 2000)"),
     subcategory: list[str] | None = typer.Option(
         None, "--subcategory", "-s", help="Only these subcategories (slug or name); repeatable"
     ),
-    width: int = typer.Option(320, "--width", min=16),
-    height: int = typer.Option(240, "--height", min=16),
+    width: int = typer.Option(320, "--width", min=16, help="Rendered image width in pixels"),
+    height: int = typer.Option(240, "--height", min=16, help="Rendered image height in pixels"),
 ) -> None:
     """Generate questions deterministically: same seed and counts give identical files."""
     from eviseek.envs.tabletop.generate import generate_questions, write_questions
@@ -87,9 +89,9 @@ def render(
     actions: str = typer.Option(
         "", "--actions", "-a", help='e.g. "turn_left,move_up,pick_up(object=red_cube)"'
     ),
-    out: Path = typer.Option(Path("view.png"), "--out", "-o"),
-    width: int = typer.Option(320, "--width", min=16),
-    height: int = typer.Option(240, "--height", min=16),
+    out: Path = typer.Option(Path("view.png"), "--out", "-o", help="PNG file to write"),
+    width: int = typer.Option(320, "--width", min=16, help="Rendered image width in pixels"),
+    height: int = typer.Option(240, "--height", min=16, help="Rendered image height in pixels"),
 ) -> None:
     """Render a question's view after a sequence of actions to a PNG; print each action's feedback."""
     from eviseek.envs.tabletop.env import TabletopEnv
@@ -107,7 +109,9 @@ def render(
         for name, args in parse_actions(actions):
             res = env.step(Action(name=name, args=args))
             obs = res.observation
-            typer.echo(f"{Action(name=name, args=args).text()}: {res.feedback.summary()}")
+            # The summary starts with the operation's name; add the call only when it says more.
+            call, summary = Action(name=name, args=args).text(), res.feedback.summary()
+            typer.echo(summary if call == res.feedback.operation else f"{call} -> {summary}")
         support = env.visual_support([obs.frame_id])
         env.close()
     except EviseekError as exc:
@@ -123,7 +127,7 @@ def render(
 
 @app.command("stats")
 def stats(
-    split: str | None = typer.Option(None, "--split", help="dev or test"),
+    split: str | None = typer.Option(None, "--split", help="dev or test (or give --questions)"),
     questions: Path | None = typer.Option(
         None, "--questions", "-q", help="questions.jsonl instead of a split"
     ),

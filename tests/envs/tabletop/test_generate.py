@@ -110,6 +110,7 @@ def test_cli_render_and_stats(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert "move_up: ok" in res.output and "jump: failed" in res.output and "pose: " in res.output
+    assert "move_up: move_up" not in res.output  # the action's name is printed once per line
     assert png.read_bytes()[:4] == b"\x89PNG"
     res = runner.invoke(app, ["tabletop", "render", str(tmp_path), "--id", "nope", "--out", str(png)])
     assert res.exit_code != 0
