@@ -110,6 +110,15 @@ def test_killed_run_resumes_with_every_episode_exactly_once(tmp_path: Path) -> N
     assert json.loads(score.stdout) == json.loads(summarize(rows, AGENTS).model_dump_json())
     assert score.stderr == ""  # no changed verdicts, no missing trajectories
 
+    # The table form puts families in rows and agents in columns, so a log stays readable.
+    table = CliRunner().invoke(app, ["score", str(run)])
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 140
+    header = next(line for line in lines if "family" in line)
+    assert all(agent in header for agent in AGENTS)
+    assert any(line.strip("│ ").startswith("Overall") for line in lines)
+
 
 def test_cli_refuses_a_resume_with_other_settings(tmp_path: Path) -> None:
     data = write_questions_jsonl(tmp_path / "questions.jsonl", make_questions(2))

@@ -22,23 +22,28 @@ def print_summary(summary: Any, *, by: str = "family") -> None:
     from rich.table import Table
 
     console = Console(soft_wrap=True)
+    if not console.is_terminal:
+        console = Console(soft_wrap=True, width=140)  # a pipe or a log: do not squeeze to 80 columns
     groups = sorted(
         {g for a in summary.agents for g in getattr(a, "families" if by == "family" else "subcategories")}
     )
+    # Groups as rows and agents as columns (the paper's Table 1 shape): it stays readable however
+    # many families there are, where one column per family ran off an 80-column log.
     acc = Table(title="Accuracy (%)", title_justify="left")
-    acc.add_column("agent")
+    acc.add_column(by)
     acc.add_column("n", justify="right")
-    acc.add_column("overall", justify="right")
-    for g in groups:
-        acc.add_column(g, justify="right")
-    acc.add_column("failed", justify="right")
-    acc.add_column("support", justify="right")
     for a in summary.agents:
-        table = a.families if by == "family" else a.subcategories
-        cells = [_pct(table[g].accuracy) if g in table else "-" for g in groups]
-        acc.add_row(
-            a.agent, str(a.overall.n), _pct(a.overall.accuracy), *cells, str(a.failed), _num(a.support, 2)
-        )
+        acc.add_column(a.agent, justify="right")
+    for g in groups:
+        tables = [a.families if by == "family" else a.subcategories for a in summary.agents]
+        n = next((str(t[g].n) for t in tables if g in t), "-")
+        acc.add_row(g, n, *[_pct(t[g].accuracy) if g in t else "-" for t in tables])
+    first = summary.agents[0] if summary.agents else None
+    acc.add_row(
+        "Overall", str(first.overall.n) if first else "-", *[_pct(a.overall.accuracy) for a in summary.agents]
+    )
+    acc.add_row("failed episodes", "", *[str(a.failed) for a in summary.agents])
+    acc.add_row("mean support", "", *[_num(a.support, 2) for a in summary.agents])
     console.print(acc)
     cost = Table(title="Mean cost per episode", title_justify="left")
     for col in (
