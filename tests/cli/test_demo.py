@@ -33,7 +33,6 @@ def test_interleave_spreads_a_limit_over_subcategories() -> None:
 
 @pytest.mark.slow
 def test_demo_on_two_questions(tmp_path: Path) -> None:
-    pytest.importorskip("pybullet")
     out = tmp_path / "demo"
     proc = _run(["demo", "--limit", "2", "--out", str(out), "--env-workers", "0", "--no-progress"], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -86,7 +85,6 @@ def test_demo_reports_a_bad_key_variable(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_demo_with_a_real_openai_compatible_server(tmp_path: Path) -> None:
     """--model openai/NAME --base-url URL: the same demo, answered over HTTP by a local server."""
-    pytest.importorskip("pybullet")
     from eviseek.testing.openai_server import OpenAITestServer, request_images
 
     def answer(request: dict) -> str:

@@ -67,9 +67,5 @@ def test_images_travel_with_the_questions(tmp_path: Path) -> None:
 
 
 def test_tabletop_split_loads_lazily() -> None:
-    pytest.importorskip("pybullet")
-    tabletop = pytest.importorskip("eviseek.envs.tabletop")
-    if not hasattr(tabletop, "load_split"):
-        pytest.skip("the tabletop splits have not landed yet")
     qs = load_dataset("tabletop:dev")
     assert qs and all(q.env_id for q in qs)

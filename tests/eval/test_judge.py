@@ -136,7 +136,6 @@ def _colour(pil, x: int, y: int) -> tuple[int, ...]:
 
 
 def test_judge_run_against_a_local_openai_server(tmp_path: Path) -> None:
-    pytest.importorskip("eviseek.models.openai_compat", reason="the openai/ provider is not in this tree yet")
     run = tmp_path / "run"
     red = solid(1600, 800, (200, 0, 0))  # shrunk to fit 1365 wide
     green = solid(320, 240, (0, 200, 0))  # already fits: sent at its own size
@@ -271,7 +270,6 @@ def test_judge_run_needs_a_run_directory(tmp_path: Path) -> None:
 
 
 def test_judge_cli_against_a_local_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("eviseek.models.openai_compat", reason="the openai/ provider is not in this tree yet")
     from typer.testing import CliRunner
 
     from eviseek.cli.main import app

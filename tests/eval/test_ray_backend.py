@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+import ray
 
 from eviseek.eval.config import RunConfig
 from eviseek.eval.runner import run_eval
@@ -13,8 +14,6 @@ from eviseek.eval.store import episode_dir, load_results
 from eviseek.types import Trajectory
 from tests.eval import toy_plugin
 from tests.eval.toy_plugin import make_questions, write_questions_jsonl
-
-ray = pytest.importorskip("ray")
 
 PLUGIN = str(Path(toy_plugin.__file__).resolve())
 

@@ -194,7 +194,7 @@ def test_judge_grades_fill_missing_support_and_unscored_answers_are_scored(tmp_p
 
 
 def test_results_store_is_preferred_over_trajectories(tmp_path: Path) -> None:
-    store_mod = pytest.importorskip("eviseek.eval.store")
+    import eviseek.eval.store as store_mod
     qs = make_questions(4)
     run = write_run(tmp_path / "r", "openai/m", ["passive"], qs, lambda agent, i: (False, None, None))
     with store_mod.ResultsStore(run) as store:
@@ -231,7 +231,7 @@ def test_report_cli(run_one: Path, tmp_path: Path) -> None:
 
 
 def test_report_of_a_real_eval_run_matches_the_live_summary(tmp_path: Path) -> None:
-    runner_mod = pytest.importorskip("eviseek.eval.runner")
+    import eviseek.eval.runner as runner_mod
     from eviseek.eval.config import RunConfig
 
     from . import toy_plugin

@@ -184,7 +184,6 @@ def test_summary_weights_questions_not_families() -> None:
 
 async def test_real_agent_on_the_tabletop_in_a_worker_process(tmp_path: Path) -> None:
     """Passive on the PyBullet tabletop, the simulator in a worker process, graded exactly."""
-    pytest.importorskip("pybullet")
     from eviseek.eval.datasets import load_dataset
     from eviseek.models.scripted import ScriptedModel
 

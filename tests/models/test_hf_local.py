@@ -7,9 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("transformers")
-pytest.importorskip("trl")
-
 from eviseek.errors import ConfigError
 from eviseek.models import generate_recorded, get_model
 from eviseek.models.hf_local import HFLocalModel

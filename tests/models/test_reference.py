@@ -214,7 +214,6 @@ class PrivilegedTrap:
 
 @pytest.fixture(scope="module")
 def dev_questions() -> list[Any]:
-    pytest.importorskip("pybullet")
     from eviseek.cli.demo import interleave
     from eviseek.envs.tabletop import load_split
 

@@ -10,9 +10,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("trl")
-pytest.importorskip("datasets")
-
 from eviseek.autotool.prompts import ZOOM_ERROR_PREFIX
 from eviseek.models._hf_compat import NoVideoQwen3VLProcessor
 from eviseek.testing.tiny_vlm import build_tiny_vlm

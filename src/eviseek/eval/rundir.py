@@ -109,20 +109,15 @@ def _trajectory_results(run: Path) -> tuple[list[EpisodeResult], dict[tuple[str,
 def _store_results(run: Path) -> list[EpisodeResult] | None:
     if not (run / STORE_FILE).exists():
         return None
-    try:
-        from eviseek.eval.store import load_results
-    except ImportError:  # pragma: no cover - the store ships with eviseek; kept for partial trees
-        return None
+    from eviseek.eval.store import load_results
+
     return load_results(run)
 
 
 def _episode_dir(run: Path, agent: str, qid: str) -> Path:
-    try:
-        from eviseek.eval.store import episode_dir
+    from eviseek.eval.store import episode_dir
 
-        return Path(episode_dir(run, agent, qid))
-    except ImportError:  # pragma: no cover
-        return run / EPISODES_DIR / agent / qid
+    return episode_dir(run, agent, qid)
 
 
 def _rescore(result: EpisodeResult, question: Question | None) -> bool:

@@ -82,16 +82,9 @@ def build_agent(name: str, **config: Any) -> Agent:
     """An agent by name: a plugin-registered one, else from ``eviseek.agents.make_agent``."""
     if name in _AGENTS:
         return _AGENTS[name](**config)
-    import eviseek.agents as agents
+    from eviseek.agents import make_agent
 
-    make = getattr(agents, "make_agent", None)
-    if make is None:
-        raise ConfigError(
-            f"unknown agent {name!r}: no plugin registered it and this eviseek has no "
-            "eviseek.agents.make_agent"
-        )
-    agent: Agent = make(name, **config)
-    return agent
+    return make_agent(name, **config)
 
 
 def build_agents(config: RunConfig) -> dict[str, Agent]:

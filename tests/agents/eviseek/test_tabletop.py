@@ -12,15 +12,12 @@ from hypothesis import strategies as st
 
 from eviseek.agents import make_agent
 from eviseek.envs import as_async
+from eviseek.envs.tabletop import TabletopEnv, sample_question
 from eviseek.models import ScriptedModel
 from eviseek.types import Action, ActionSpec, Question, StepResult
 from tests.agents.eviseek.test_agent import seek_by_subtask
 from tests.agents.scripts import StageScript
 from tests.agents.test_robustness import RecipeModel, check, recipe
-
-pytest.importorskip("pybullet")
-
-from eviseek.envs.tabletop import TabletopEnv, sample_question
 
 
 @pytest.fixture(scope="module")
