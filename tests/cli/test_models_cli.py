@@ -102,3 +102,13 @@ def test_list_names_every_provider() -> None:
     names = [line.split()[0] for line in out.stdout.splitlines()]
     assert {"openai/", "scripted/"} <= set(names)
     assert "OpenAI-compatible" in out.stdout
+
+
+def test_check_redacts_a_key_echoed_in_the_reply() -> None:
+    with OpenAITestServer(lambda body: ServerReply(text=f"Red. (key {KEY})")) as srv:
+        out = _run(
+            "check", "--model", "openai/m", "--base-url", srv.base_url, "--api-key-env", "K", env={"K": KEY}
+        )
+    assert out.returncode == 0, out.stderr
+    assert "reply:   Red. (key ***)" in out.stdout
+    assert KEY not in out.stdout + out.stderr

@@ -443,3 +443,15 @@ def test_bad_settings_say_what_is_wrong() -> None:
         OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", image_format="webp")
     with pytest.raises(ConfigError, match="needs a model name"):
         get_model("openai/", base_url="http://127.0.0.1:1/v1")
+
+
+async def test_a_key_echoed_in_the_reply_is_redacted_from_the_completion_and_its_record() -> None:
+    # A server (or a model told the key by a prompt injection) may repeat the key in its reply.
+    def echo(body: dict[str, Any]) -> ServerReply:
+        return ServerReply(text=f"You sent {KEY}.\nAnswer: A")
+
+    with OpenAITestServer(echo) as srv:
+        completion, call = await generate_recorded(_model(srv), _ask())
+    assert KEY not in completion.text and "***" in completion.text
+    assert completion.text.endswith("Answer: A")  # the rest of the reply is untouched
+    assert KEY not in call.model_dump_json()

@@ -17,7 +17,8 @@ through the official ``openai`` client (``AsyncOpenAI``). What this module adds 
 * **Usage** exactly as the server reports it; a server that reports none gives ``None``
   (unknown), never 0.
 * **The API key** never appears in a log line, an exception message or a record: every text
-  that leaves this module is passed through :meth:`OpenAICompatModel._redact`.
+  that leaves this module, the model's reply included, is passed through
+  :meth:`OpenAICompatModel._redact`.
 
 ``GenerateConfig.stage``, ``response_schema`` and ``metadata`` are for eviseek's own readers and
 are never sent.
@@ -426,8 +427,12 @@ class OpenAICompatModel:
         text = choice.message.content
         if text is None:
             refusal = getattr(choice.message, "refusal", None)
-            notes.append("the reply had no text content" + (f" (refusal: {refusal})" if refusal else ""))
+            why = f" (refusal: {self._one_line(refusal)})" if refusal else ""
+            notes.append("the reply had no text content" + why)
             text = ""
+        # A server that echoes the key (or a model that was told it) must not carry it into
+        # trajectories, the results store or `models check` output.
+        text = self._redact(text)
         usage = Usage(images_sent=images)
         if response.usage is not None:
             usage.input_tokens = response.usage.prompt_tokens
