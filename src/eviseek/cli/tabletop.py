@@ -96,7 +96,7 @@ def render(
     """Render a question's view after a sequence of actions to a PNG; print each action's feedback."""
     from eviseek.envs.tabletop.env import TabletopEnv
     from eviseek.envs.tabletop.generate import read_questions
-    from eviseek.errors import EviseekError
+    from eviseek.errors import ConfigError, EviseekError
     from eviseek.types import Action
 
     try:
@@ -104,9 +104,17 @@ def render(
         if qid not in questions:
             shown = ", ".join(list(questions)[:5])
             raise typer.BadParameter(f"no question {qid!r} in {question_file}; ids include: {shown}")
+        steps = parse_actions(actions)
         env = TabletopEnv(width=width, height=height, max_steps=10_000)
         obs, _ = env.reset(options={"question": questions[qid]})
-        for name, args in parse_actions(actions):
+        legal = [spec.name for spec in env.legal_actions()]
+        unknown = [name for name, _ in steps if name not in legal]
+        if unknown:
+            env.close()
+            raise ConfigError(
+                f"unknown action {unknown[0]!r} for question {qid}; legal actions: {', '.join(legal)}"
+            )
+        for name, args in steps:
             res = env.step(Action(name=name, args=args))
             obs = res.observation
             # The summary starts with the operation's name; add the call only when it says more.

@@ -103,17 +103,26 @@ def test_cli_render_and_stats(tmp_path: Path) -> None:
             "--id",
             qid,
             "--actions",
-            "move_up,turn_down,jump",
+            "move_up,turn_down",
             "--out",
             str(png),
         ],
     )
     assert res.exit_code == 0, res.output
-    assert "move_up: ok" in res.output and "jump: failed" in res.output and "pose: " in res.output
+    assert "move_up: ok" in res.output and "turn_down" in res.output and "pose: " in res.output
     assert "move_up: move_up" not in res.output  # the action's name is printed once per line
     assert png.read_bytes()[:4] == b"\x89PNG"
     res = runner.invoke(app, ["tabletop", "render", str(tmp_path), "--id", "nope", "--out", str(png)])
     assert res.exit_code != 0
+    # An action the question does not offer is a mistake on the command line: refused before
+    # anything runs, with the legal names on the same line.
+    png.unlink()
+    args = ["tabletop", "render", str(tmp_path), "--id", qid, "--actions", "move_up,jump", "--out", str(png)]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 1, res.output
+    (line,) = res.output.strip().splitlines()
+    assert line.startswith("error: unknown action 'jump'") and "move_up" in line and "turn_left" in line
+    assert not png.exists()
     res = runner.invoke(app, ["tabletop", "stats", "--questions", str(tmp_path / "questions.jsonl")])
     assert res.exit_code == 0, res.output
     assert "Partial Occlusion" in res.output and "Linear Alignment" in res.output
