@@ -1,0 +1,239 @@
+"""The PyBullet world behind a tabletop scene: building it from a spec, stepping and settling.
+
+One :class:`TabletopSim` owns one PyBullet ``DIRECT`` client. It knows nothing about questions or
+agents; the environment and the task families drive it. Its concerns live in their own modules
+(:mod:`.state` queries, :mod:`.liquid`, :mod:`.holding`, :mod:`.rendering`) and are assembled here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from eviseek.envs.tabletop.colors import FLOOR_RGBA, rgba
+from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
+from eviseek.envs.tabletop.sim.holding import HoldingMixin
+from eviseek.envs.tabletop.sim.liquid import LiquidMixin
+from eviseek.envs.tabletop.sim.meshes import cone_mesh, pyramid_mesh, wedge_mesh
+from eviseek.envs.tabletop.sim.rendering import Renderer, RenderingMixin
+from eviseek.envs.tabletop.sim.state import SIM_HZ, pybullet_module
+from eviseek.errors import EnvError
+
+
+class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin):
+    """A PyBullet world built from a :class:`SceneSpec`.
+
+    ``uid`` maps object names to body ids; ``name_of`` maps back. Segmentation masks hold body ids.
+    """
+
+    def __init__(
+        self, spec: SceneSpec, *, width: int = 320, height: int = 240, renderer: Renderer = "tiny"
+    ) -> None:
+        if renderer not in ("tiny", "egl"):
+            raise EnvError(f"unknown renderer {renderer!r}; use 'tiny' (TinyRenderer) or 'egl'")
+        if width < 16 or height < 16:
+            raise EnvError(f"image size {width}x{height} is too small; use at least 16x16")
+        self.p = pybullet_module()
+        self.width = width
+        self.height = height
+        self.renderer = renderer
+        self.client = self.p.connect(self.p.DIRECT)
+        self._egl_plugin: int | None = None
+        if renderer == "egl":
+            self._load_egl()
+        self.spec = spec
+        self.uid: dict[str, int] = {}
+        self.name_of: dict[int, str] = {}
+        self.table_uid = -1
+        self.floor_uid = -1
+        self.liquid_uid: dict[str, int] = {}
+        self.holds: dict[str, int] = {}
+        """Objects held in the air by a fixed constraint (name -> constraint id)."""
+        self.build(spec)
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Disconnect the client (idempotent)."""
+        if self.client >= 0:
+            with contextlib.suppress(Exception):  # already gone
+                self.p.disconnect(physicsClientId=self.client)
+            self.client = -1
+
+    def __del__(self) -> None:  # pragma: no cover - best effort
+        with contextlib.suppress(Exception):
+            self.close()
+
+    def build(self, spec: SceneSpec) -> None:
+        """(Re)build the world from ``spec``: floor, table, every object at its spec pose."""
+        p, c = self.p, self.client
+        p.resetSimulation(physicsClientId=c)
+        p.setGravity(0, 0, spec.gravity, physicsClientId=c)
+        p.setTimeStep(1.0 / SIM_HZ, physicsClientId=c)
+        p.setPhysicsEngineParameter(deterministicOverlappingPairs=1, physicsClientId=c)
+        self.spec = spec
+        self.uid.clear()
+        self.name_of.clear()
+        self.liquid_uid.clear()
+        self.holds.clear()
+        t = spec.table
+        floor_half = [6.0, 6.0, 0.01]
+        self.floor_uid = p.createMultiBody(
+            0,
+            p.createCollisionShape(p.GEOM_BOX, halfExtents=floor_half, physicsClientId=c),
+            p.createVisualShape(p.GEOM_BOX, halfExtents=floor_half, rgbaColor=FLOOR_RGBA, physicsClientId=c),
+            [0, 0, -t.height - 0.01],
+            physicsClientId=c,
+        )
+        half = [t.size[0] / 2, t.size[1] / 2, t.thickness / 2]
+        self.table_uid = p.createMultiBody(
+            0,
+            p.createCollisionShape(p.GEOM_BOX, halfExtents=half, physicsClientId=c),
+            p.createVisualShape(p.GEOM_BOX, halfExtents=half, rgbaColor=t.rgba, physicsClientId=c),
+            [0, 0, -t.thickness / 2],
+            physicsClientId=c,
+        )
+        p.changeDynamics(self.table_uid, -1, lateralFriction=t.friction, physicsClientId=c)
+        for obj in spec.objects:
+            self._add_object(obj)
+
+    def _add_object(self, obj: ObjectSpec) -> int:
+        p, c = self.p, self.client
+        color = rgba(obj.color)
+        _sx, _sy, _sz = obj.size
+        if obj.shape == "asset":
+            import pybullet_data
+
+            path = f"{pybullet_data.getDataPath()}/{obj.asset}"
+            try:
+                uid = p.loadURDF(
+                    path, obj.position, obj.orientation, globalScaling=obj.scale, physicsClientId=c
+                )
+            except Exception as exc:
+                raise EnvError(f"object {obj.name!r}: cannot load asset {obj.asset!r} ({exc})") from exc
+            p.changeVisualShape(uid, -1, rgbaColor=color, physicsClientId=c)
+        else:
+            col, vis = self._shapes(obj, color)
+            uid = p.createMultiBody(obj.mass, col, vis, obj.position, obj.orientation, physicsClientId=c)
+        if obj.shape != "asset" or obj.mass > 0:
+            p.changeDynamics(
+                uid,
+                -1,
+                mass=obj.mass,
+                lateralFriction=obj.friction,
+                restitution=obj.restitution,
+                rollingFriction=0.0005 if obj.shape in ("sphere", "cylinder") else 0.0,
+                spinningFriction=0.0005 if obj.shape in ("sphere", "cylinder") else 0.0,
+                physicsClientId=c,
+            )
+        self.uid[obj.name] = uid
+        self.name_of[uid] = obj.name
+        if obj.shape == "container" and "liquid_ml" in obj.state:
+            self.set_liquid(obj.name, float(obj.state["liquid_ml"]))
+        return uid
+
+    def _shapes(self, obj: ObjectSpec, color: tuple[float, float, float, float]) -> tuple[int, int]:
+        p, c = self.p, self.client
+        sx, sy, sz = obj.size
+        if obj.shape == "box":
+            h = [sx / 2, sy / 2, sz / 2]
+            return (
+                p.createCollisionShape(p.GEOM_BOX, halfExtents=h, physicsClientId=c),
+                p.createVisualShape(p.GEOM_BOX, halfExtents=h, rgbaColor=color, physicsClientId=c),
+            )
+        if obj.shape == "cylinder":
+            r = sx / 2
+            return (
+                p.createCollisionShape(p.GEOM_CYLINDER, radius=r, height=sz, physicsClientId=c),
+                p.createVisualShape(p.GEOM_CYLINDER, radius=r, length=sz, rgbaColor=color, physicsClientId=c),
+            )
+        if obj.shape == "sphere":
+            r = sx / 2
+            return (
+                p.createCollisionShape(p.GEOM_SPHERE, radius=r, physicsClientId=c),
+                p.createVisualShape(p.GEOM_SPHERE, radius=r, rgbaColor=color, physicsClientId=c),
+            )
+        if obj.shape in ("cone", "pyramid", "wedge"):
+            if obj.shape == "cone":
+                verts, idx, norms = cone_mesh(sx / 2, sz)
+            elif obj.shape == "pyramid":
+                verts, idx, norms = pyramid_mesh(sx, sy, sz)
+            else:
+                verts, idx, norms = wedge_mesh(sx, sy, sz)
+            return (
+                p.createCollisionShape(p.GEOM_MESH, vertices=verts, physicsClientId=c),
+                p.createVisualShape(
+                    p.GEOM_MESH,
+                    vertices=verts,
+                    indices=idx,
+                    normals=norms,
+                    rgbaColor=color,
+                    physicsClientId=c,
+                ),
+            )
+        if obj.shape == "container":
+            w = obj.wall
+            halves = [
+                [sx / 2, sy / 2, w / 2],
+                [w / 2, sy / 2, sz / 2],
+                [w / 2, sy / 2, sz / 2],
+                [sx / 2, w / 2, sz / 2],
+                [sx / 2, w / 2, sz / 2],
+            ]
+            frames = [
+                [0, 0, -sz / 2 + w / 2],
+                [sx / 2 - w / 2, 0, 0],
+                [-sx / 2 + w / 2, 0, 0],
+                [0, sy / 2 - w / 2, 0],
+                [0, -sy / 2 + w / 2, 0],
+            ]
+            return (
+                p.createCollisionShapeArray(
+                    [p.GEOM_BOX] * 5, halfExtents=halves, collisionFramePositions=frames, physicsClientId=c
+                ),
+                p.createVisualShapeArray(
+                    [p.GEOM_BOX] * 5,
+                    halfExtents=halves,
+                    visualFramePositions=frames,
+                    rgbaColors=[color] * 5,
+                    physicsClientId=c,
+                ),
+            )
+        raise EnvError(f"object {obj.name!r}: unsupported shape {obj.shape!r}")  # pragma: no cover
+
+    # -- physics -------------------------------------------------------------------
+
+    def step(self, n: int = 1) -> None:
+        """Advance the simulation ``n`` ticks of 1/240 s."""
+        for _ in range(n):
+            self.p.stepSimulation(physicsClientId=self.client)
+        for name in self.liquid_uid:
+            self._place_liquid(name)
+
+    def settle(
+        self,
+        max_seconds: float = 3.0,
+        lin_tol: float = 0.005,
+        ang_tol: float = 0.05,
+        min_seconds: float = 0.0,
+    ) -> float:
+        """Simulate at least ``min_seconds`` and then until every dynamic object is at rest (or
+        ``max_seconds``); return the simulated seconds."""
+        chunk = SIM_HZ // 10
+        used = 0
+        movers = [self.uid[o.name] for o in self.spec.objects if o.mass > 0 and o.name not in self.holds]
+        while used < max_seconds * SIM_HZ:
+            self.step(chunk)
+            used += chunk
+            if used < min_seconds * SIM_HZ:
+                continue
+            resting = True
+            for uid in movers:
+                lin, ang = self.p.getBaseVelocity(uid, physicsClientId=self.client)
+                if np.linalg.norm(lin) > lin_tol or np.linalg.norm(ang) > ang_tol:
+                    resting = False
+                    break
+            if resting:
+                break
+        return used / SIM_HZ
