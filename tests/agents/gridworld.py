@@ -7,7 +7,9 @@ field of view, and every object drawn as a dot when the camera looks steeply dow
 commands move objects between the table and stacks. Nothing here is random.
 
 ``navigation_only=True`` gives an EXPRESS-Bench-like interface: forward moves and 30-degree turns
-only, no backward, lateral or vertical moves, no pitch and no manipulation.
+only, no backward, lateral or vertical moves, no pitch and no manipulation. ``range_scan=True``
+adds a depth-like sensor for the frontier baseline (``metadata["range_scan"]``: distances to the
+room's walls across a 90-degree view, left to right) and makes a move into a wall fail.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ class GridWorld:
         move_m: float = 0.25,
         size: tuple[int, int] = (24, 32),
         env_id: str = "test/Grid-v0",
+        range_scan: bool = False,
     ) -> None:
+        self.range_scan = range_scan
         self.env_id = env_id
         self.navigation_only = navigation_only
         self.turn_deg = turn_deg if turn_deg is not None else (30.0 if navigation_only else 15.0)
@@ -125,6 +129,8 @@ class GridWorld:
             nx, ny, nz = self.x + dx, self.y + dy, self.z + dz
             cx, cy, cz = max(-2, min(2, nx)), max(-2, min(2, ny)), max(0.25, min(2.0, nz))
             clamped = (cx, cy, cz) != (nx, ny, nz)
+            if clamped and self.range_scan:
+                return Feedback(operation=name, success=False, reason="bumped into a wall")
             self.x, self.y, self.z = cx, cy, cz
             return Feedback(operation=name, state={"clamped": True} if clamped else {})
         if name in ("turn_left", "turn_right"):
@@ -188,5 +194,20 @@ class GridWorld:
             image=Image.from_array(img),
             pose=Pose(x=self.x, y=self.y, z=self.z, yaw=self.yaw, pitch=self.pitch),
             frame_id=self.frame,
-            metadata={"visible": self.visible()},
+            metadata={"visible": self.visible(), **({"range_scan": self.scan()} if self.range_scan else {})},
         )
+
+    def scan(self, rays: int = 9, fov: float = 90.0, max_range: float = 3.0) -> dict[str, Any]:
+        """Distances to the walls of the 4 m room along ``rays`` rays, left edge to right edge."""
+        ranges = []
+        for i in range(rays):
+            rad = math.radians(self.yaw + fov / 2 - fov * i / (rays - 1))
+            dx, dy = -math.sin(rad), math.cos(rad)
+            hits = [
+                (bound - pos) / d
+                for pos, d in ((self.x, dx), (self.y, dy))
+                for bound in (-2.0, 2.0)
+                if abs(d) > 1e-9 and (bound - pos) / d > 0
+            ]
+            ranges.append(round(min([max_range, *hits]), 3))
+        return {"ranges": ranges, "fov_deg": fov, "max_range": max_range}

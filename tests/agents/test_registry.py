@@ -12,7 +12,8 @@ from eviseek.errors import ConfigError
 
 
 def test_names_and_variants() -> None:
-    assert agent_names() == ["eviseek", "passive", "single-model"]
+    assert agent_names() == ["blind", "eviseek", "eviseek-nav", "frontier", "passive", "single-model"]
+    assert make_agent("fine-eqa").name == "frontier" and make_agent("eviseek_nav").name == "eviseek-nav"
     assert make_agent("single_model").name == "single-model"
     agent = make_agent("eviseek:no_demands+adaptive+budget=12", frame_capacity=8)
     assert agent.name == "eviseek:no_demands+adaptive+budget=12"
@@ -34,7 +35,12 @@ def test_run_wide_settings_reach_only_the_agents_that_have_them() -> None:
 @pytest.mark.parametrize(
     ("spec", "kwargs", "message"),
     [
-        ("robot", {}, "unknown agent 'robot'; known agents: eviseek, passive, single-model"),
+        (
+            "robot",
+            {},
+            "unknown agent 'robot'; known agents: blind, eviseek, eviseek-nav, frontier, passive, "
+            "single-model",
+        ),
         ("eviseek:fast", {}, "'fast' is not a switch of eviseek"),
         ("eviseek:budget=-1", {}, "budget"),
         ("passive", {"temprature": 0.1}, "unknown agent setting"),

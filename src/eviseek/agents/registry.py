@@ -1,4 +1,4 @@
-"""Build agents by name: ``passive``, ``single-model``, ``eviseek`` and EviSeek's variants.
+"""Build agents by name: ``blind``, ``passive``, ``single-model``, ``eviseek``, ``eviseek-nav``, ``frontier``.
 
 A spec is ``NAME`` or ``NAME:OPTIONS`` where OPTIONS are joined by ``+``; each option is a flag
 (``no_demands``) or ``key=value`` (``budget=20``). Examples: ``eviseek:no_demands``,
@@ -37,12 +37,39 @@ def _eviseek() -> tuple[type[Any], type[BaseModel]]:
     return EviSeekAgent, EviSeekConfig
 
 
+def _blind() -> tuple[type[Any], type[BaseModel]]:
+    from eviseek.agents.blind import BlindAgent, BlindConfig
+
+    return BlindAgent, BlindConfig
+
+
+def _eviseek_nav() -> tuple[type[Any], type[BaseModel]]:
+    from eviseek.agents.eviseek import EviSeekNavAgent, EviSeekNavConfig
+
+    return EviSeekNavAgent, EviSeekNavConfig
+
+
+def _frontier() -> tuple[type[Any], type[BaseModel]]:
+    from eviseek.agents.frontier import FrontierAgent, FrontierConfig
+
+    return FrontierAgent, FrontierConfig
+
+
 _AGENTS: dict[str, Callable[[], tuple[type[Any], type[BaseModel]]]] = {
     "passive": _passive,
     "single-model": _single,
     "eviseek": _eviseek,
+    "blind": _blind,
+    "eviseek-nav": _eviseek_nav,
+    "frontier": _frontier,
 }
-_ALIASES = {"single_model": "single-model", "singlemodel": "single-model", "single": "single-model"}
+_ALIASES = {
+    "single_model": "single-model",
+    "singlemodel": "single-model",
+    "single": "single-model",
+    "eviseek_nav": "eviseek-nav",
+    "fine-eqa": "frontier",
+}
 
 
 def agent_names() -> list[str]:

@@ -27,7 +27,12 @@ keep            KeepReply           purpose="keep", intent, target, subtask, dem
 keep            TrackReply          purpose="track", target, frame_id (template ``track``)
 answer          AnswerReply         memory, frame_ids, demands
 triage          TriageReply         frame_id
-coverage        CoverageReply       demands, closed, remaining, board_frame_ids
+coverage        CoverageReply       demands, closed, remaining, board_frame_ids; in the
+                                    navigation variant (control="navigation", template
+                                    ``coverage_nav``): trigger, covered_before, active,
+                                    remaining, remaining_steps, board_frame_ids
+blind           AnswerReply         frame_ids (always empty: no image is sent)
+explore_check   EnoughInfoReply     step, budget, frame_ids, final, frontiers
 =============== =================== ==========================================================
 
 ``frame_ids`` list the frame id of each image in the call, in order (``-1`` for a task
@@ -246,3 +251,25 @@ class TriageReply(_Reply):
     reasoning: str = Field(default="", validation_alias=AliasChoices("reasoning", "rationale", "reason"))
 
     _text = field_validator("answer", "reasoning", mode="before")(_as_text)
+
+
+class EnoughInfoReply(_Reply):
+    """The frontier baseline's check before each stretch: enough to answer, and where to look."""
+
+    enough: bool = Field(validation_alias=AliasChoices("enough", "sufficient", "answerable"))
+    answer: str = ""
+    direction: Literal["left", "ahead", "right", "behind", ""] = ""
+    reasoning: str = Field(default="", validation_alias=AliasChoices("reasoning", "rationale", "reason"))
+
+    _text = field_validator("answer", "reasoning", mode="before")(_as_text)
+
+    @field_validator("direction", mode="before")
+    @classmethod
+    def _direction(cls, value: Any) -> Any:
+        if value is None:
+            return ""
+        text = str(value).strip().lower()
+        for word in ("left", "ahead", "right", "behind"):
+            if text.startswith(word):
+                return word
+        return {"forward": "ahead", "front": "ahead", "back": "behind", "none": ""}.get(text, "")

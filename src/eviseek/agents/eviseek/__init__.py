@@ -1,8 +1,8 @@
 """EviSeek: evidence demands, an acquisition plan, intent-level seeking and an evidence board."""
 
-from eviseek.agents.eviseek.agent import EviSeekAgent
+from eviseek.agents.eviseek.agent import EviSeekAgent, EviSeekNavAgent
 from eviseek.agents.eviseek.board import EvidenceBoard
-from eviseek.agents.eviseek.config import EviSeekConfig, Memory
+from eviseek.agents.eviseek.config import EviSeekConfig, EviSeekNavConfig, Memory
 from eviseek.agents.eviseek.intents import CompiledIntent, IntentLibrary, IntentSpec
 from eviseek.agents.eviseek.pose import PoseTracker
 from eviseek.agents.eviseek.replay import replay_answer
@@ -11,6 +11,8 @@ __all__ = [
     "CompiledIntent",
     "EviSeekAgent",
     "EviSeekConfig",
+    "EviSeekNavAgent",
+    "EviSeekNavConfig",
     "EvidenceBoard",
     "IntentLibrary",
     "IntentSpec",

@@ -14,8 +14,9 @@ from typing import Any
 from eviseek.agents.common import build_config, finish, resolve_answer, start_episode
 from eviseek.agents.eviseek.answerer import answer_episode, feedback_note, informative
 from eviseek.agents.eviseek.board import EvidenceBoard
-from eviseek.agents.eviseek.config import EviSeekConfig
+from eviseek.agents.eviseek.config import EviSeekConfig, EviSeekNavConfig
 from eviseek.agents.eviseek.control import coverage_check, triage
+from eviseek.agents.eviseek.coverage_control import run_with_coverage_control
 from eviseek.agents.eviseek.intents import TRACKING_INTENTS, CompiledIntent, IntentLibrary
 from eviseek.agents.eviseek.keeper import review, target_visible
 from eviseek.agents.eviseek.planner import Subtask, demands_from_reply, plan_from_reply
@@ -41,10 +42,11 @@ class EviSeekAgent:
     """Evidence-demand planning, evidence seeking with intents, and an evidence board."""
 
     kind = "eviseek"
+    config_class: type[EviSeekConfig] = EviSeekConfig
 
-    def __init__(self, config: EviSeekConfig | None = None, *, name: str = "eviseek", **overrides: Any):
-        self.config = build_config(EviSeekConfig, config, overrides)
-        self.name = name
+    def __init__(self, config: EviSeekConfig | None = None, *, name: str | None = None, **overrides: Any):
+        self.config = build_config(self.config_class, config, overrides)
+        self.name = name or self.kind
 
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
         """Run one episode and return its trajectory (``result`` filled, scoring left to the harness)."""
@@ -175,6 +177,10 @@ class EviSeekAgent:
     # --- execution ---------------------------------------------------------------------------------
     async def _execute_plan(self, ep: Episode) -> None:
         cfg = ep.cfg
+        if cfg.coverage_control:
+            await run_with_coverage_control(ep, self._act)
+            self._close_open(ep)
+            return
         replans_left = cfg.max_replans
         while ep.remaining > 0 and not ep.ended:
             subtask = ep.plan.next_pending()
@@ -196,8 +202,12 @@ class EviSeekAgent:
                         at_step=ep.steps_used,
                     )
                     break
+        self._close_open(ep)
+
+    @staticmethod
+    def _close_open(ep: Episode) -> None:
         for s in ep.plan.subtasks:
-            if s.status == "active":  # defensive: every exit path below closes its subtask
+            if s.status == "active":  # defensive: every exit path closes its subtask
                 s.status = "timed_out"
         ep.sync_plan()
 
@@ -359,3 +369,15 @@ class EviSeekAgent:
                 )
                 return steps, "target lost"
         return steps, None
+
+
+class EviSeekNavAgent(EviSeekAgent):
+    """EviSeek's navigation variant: a 120-step budget and coverage-driven control.
+
+    The same agent as :class:`EviSeekAgent` with :class:`EviSeekNavConfig`'s defaults; the
+    intents adapt to the environment's navigation-only interface on their own (no ORBIT,
+    RISE_TOPDOWN or RETREAT_WIDE, SWEEP without tilt, 30-degree turns, a longer GOTO).
+    """
+
+    kind = "eviseek-nav"
+    config_class = EviSeekNavConfig

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from eviseek.models.reference import policy
+from eviseek.models.reference import navigate, policy
 from eviseek.models.reference.solve import Verdict, quality, solve, visible_fraction
 from eviseek.models.reference.task import TEST_KINDS, Task, mentions, read_task
 from eviseek.models.reference.vision import View, analyse
@@ -118,6 +118,8 @@ class ReferenceModel:
             "keep": _keep,
             "coverage": _coverage,
             "triage": _triage,
+            "blind": _answer,
+            "explore_check": _explore_check,
         }
 
     @classmethod
@@ -221,9 +223,15 @@ def _single_step(req: Request) -> dict[str, Any]:
         return {"action": "stop", "answer": verdict.answer, "confidence": 0.0, "reasoning": "no image"}
     replay = _replay(req.text)
     first_steep = view.steep if step == 0 else None
-    action, why = policy.next_atomic(
-        policy.routine_for(req.task), req.task, view, replay, legal, first_steep, specs, req.text
-    )
+    if navigate.is_navigation(legal):
+        results = [m.group(3) for m in _HISTORY_ACTION.finditer(req.text)]
+        action, why = navigate.nav_atomic(
+            req.task, view, replay.actions, bool(results) and navigate.failed(results[-1]), legal
+        )
+    else:
+        action, why = policy.next_atomic(
+            policy.routine_for(req.task), req.task, view, replay, legal, first_steep, specs, req.text
+        )
     if action is None:
         conf = max(verdict.confidence, 0.85)
         return {"action": "stop", "answer": verdict.answer, "confidence": round(conf, 3), "reasoning": why}
@@ -336,6 +344,9 @@ def _seek(req: Request) -> dict[str, Any]:
     remaining = int(req.meta.get("remaining_steps", 0) or 0)
     if view is None:
         return policy.Intent("BLOCKED", reasoning="no current view was shown").reply()
+    if navigate.is_navigation(offered):
+        name, args, why = navigate.nav_intent(req.task, view, memory, req.trail, remaining)
+        return policy.Intent(name, dict(args), reasoning=why).reply()
     pose = policy.Pose.from_metadata(req.meta.get("pose"))
     pose.pitch_floor = any("pitch>=-90" in m for m in memory + req.trail)
     routine = policy.routine_of_goal(str(subtask.get("goal", "")), req.task)
@@ -409,11 +420,53 @@ def _track(req: Request) -> dict[str, Any]:
 
 
 def _coverage(req: Request) -> dict[str, Any]:
+    if req.meta.get("control") == "navigation":
+        return _coverage_nav(req)
     closed = req.meta.get("closed") or {}
     remaining = req.meta.get("remaining") or []
     covered = [int(closed["demand"])] if closed.get("status") == "done" and closed.get("demand") else []
     decision = "continue" if remaining else "stop"
     return {"covered": covered, "decision": decision, "subtasks": [], "note": "following the plan"}
+
+
+def _coverage_nav(req: Request) -> dict[str, Any]:
+    """The navigation controller's check: the active demand is covered when a newly retained
+    view is good enough for the question (the keeper's own bar); stop once the retained views
+    settle the question or the plan has run out."""
+    covered = [int(c) for c in req.meta.get("covered_before") or []]
+    active = req.meta.get("active") or {}
+    threshold = {"shape": 0.01, "order": 0.6}.get(req.task.kind, 0.8)
+    fresh = [v for v in req.views if quality(req.task, v) >= threshold]
+    if fresh and active.get("demand") is not None and int(active["demand"]) not in covered:
+        covered.append(int(active["demand"]))
+    settled = bool(req.views) and req.verdict().confidence >= 0.9
+    if settled or not active:
+        return {
+            "covered": covered,
+            "decision": "stop",
+            "subtasks": [],
+            "note": "enough seen" if settled else "plan done",
+        }
+    return {"covered": covered, "decision": "continue", "subtasks": [], "note": "keep following the plan"}
+
+
+# --------------------------------------------------------------------------------------------
+# the frontier baseline
+
+
+def _explore_check(req: Request) -> dict[str, Any]:
+    """Enough when the attached views settle the question; else point at a named colour in view."""
+    verdict = req.verdict()
+    final = bool(req.meta.get("final"))
+    enough = final or verdict.confidence >= 0.9
+    view = req.current
+    side = navigate.target_side(req.task, view) if view is not None else None
+    return {
+        "enough": enough,
+        "answer": verdict.answer,
+        "direction": side or "",
+        "reasoning": _why(verdict, len(req.views)),
+    }
 
 
 # --------------------------------------------------------------------------------------------

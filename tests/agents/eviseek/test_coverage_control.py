@@ -1,0 +1,160 @@
+"""EviSeek's navigation variant: the coverage controller closes subtasks, refuses DONE, replans, stops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from eviseek.agents import make_agent
+from eviseek.envs import as_async
+from eviseek.errors import ConfigError
+from eviseek.types import GenerateConfig, Question, Trajectory
+from tests.agents.eviseek.test_agent import DEMANDS, PLAN, seek_by_subtask
+from tests.agents.gridworld import GridWorld
+from tests.agents.scripts import StageScript
+
+
+def nav_script(**over: Any) -> StageScript:
+    stages: dict[str, Any] = {
+        "demands": [DEMANDS],
+        "plan": [PLAN],
+        "seek": seek_by_subtask(
+            {
+                1: [{"intent": "SWEEP", "args": {"direction": "left", "turns": 2}}] * 6,
+                2: [{"intent": "GOTO", "args": {"direction": "ahead", "steps": 2}}] * 6,
+            }
+        ),
+        "keep": lambda cfg: {"keep": True, "note": f"kept after {cfg.metadata['intent']}"},
+        "track": lambda cfg: {"visible": True},
+        "answer": [{"answer": "yes", "reasoning": "seen"}],
+    }
+    stages.update(over)
+    return StageScript(**stages)
+
+
+async def run_nav(
+    question: Question, script: StageScript, spec: str = "eviseek-nav", **cfg: Any
+) -> Trajectory:
+    env = GridWorld(navigation_only=True)
+    return await make_agent(spec, **cfg).run(as_async(env), question, script.model())
+
+
+def test_nav_variant_defaults() -> None:
+    agent = make_agent("eviseek-nav")
+    assert agent.name == "eviseek-nav"
+    cfg = agent.config  # type: ignore[attr-defined]
+    assert cfg.budget == 120 and cfg.coverage_control and not cfg.coverage
+    # The tabletop agent is unchanged: no controller unless asked for.
+    assert not make_agent("eviseek").config.coverage_control  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="two controllers"):
+        make_agent("eviseek-nav:coverage")
+    with pytest.raises(ConfigError, match="needs evidence demands"):
+        make_agent("eviseek-nav:no_demands")
+
+
+async def test_controller_closes_subtasks_as_their_demands_are_covered(question: Question) -> None:
+    # Nothing covered after the first sweep, demand 1 after the second, both after the GOTO.
+    script = nav_script(
+        coverage=[
+            {"covered": [], "decision": "continue"},
+            {"covered": [1], "decision": "continue"},
+            {"covered": [1, 2], "decision": "continue"},
+        ]
+    )
+    traj = await run_nav(question, script)
+    assert [(s["id"], s["status"]) for s in traj.plan["subtasks"]] == [(1, "done"), (2, "done")]
+    # The seeker never said DONE: the controller closed both subtasks and then stopped.
+    assert all(d["intent"] != "DONE" for d in traj.plan["decisions"])
+    assert [len(s["steps"]) for s in traj.plan["subtasks"]] == [4, 2]
+    assert [c["trigger"] for c in traj.plan["coverage"]] == ["new_evidence"] * 3
+    assert [c["decision"] for c in traj.plan["coverage"]] == ["continue", "continue", "stop"]
+    assert traj.plan["covered"] == [1, 2]
+    assert "early_stop" in {e.kind for e in traj.events}
+    assert len(traj.steps) == 6 and traj.result is not None and traj.result.answer == "yes"
+    # Each check carries only the images kept since the previous check.
+    calls = script.calls("coverage")
+    assert [len(m[-1].images()) for _c, m in calls] == [1, 1, 1]
+    assert calls[0][0].metadata["control"] == "navigation"
+    assert [a.name for a in [s.action for s in traj.steps]] == ["turn_left"] * 4 + ["move_forward"] * 2
+
+
+async def test_controller_refuses_done_on_an_uncovered_demand(question: Question) -> None:
+    seek = seek_by_subtask(
+        {
+            1: [{"intent": "DONE"}, {"intent": "SWEEP", "args": {"turns": 1}}],
+            2: [{"intent": "GOTO", "args": {"steps": 1}}],
+        }
+    )
+    script = nav_script(
+        seek=seek,
+        coverage=[
+            {"covered": [], "decision": "continue"},  # on the premature DONE
+            {"covered": [1], "decision": "continue"},  # after the sweep kept a view
+            {"covered": [1], "decision": "stop", "note": "the overhead view settles it"},
+        ],
+    )
+    traj = await run_nav(question, script)
+    assert [c["trigger"] for c in traj.plan["coverage"]] == ["seeker_done", "new_evidence", "new_evidence"]
+    assert "done_refused" in {e.kind for e in traj.events}
+    seek_calls = script.calls("seek")
+    assert any("DONE was refused" in line for line in seek_calls[1][0].metadata["working_memory"])
+    # Subtask 1 closed only once its demand was covered; the controller's stop ended subtask 2
+    # with its demand uncovered.
+    assert [(s["id"], s["status"]) for s in traj.plan["subtasks"]] == [(1, "done"), (2, "timed_out")]
+    assert traj.plan["covered"] == [1]
+    assert [s.action.name for s in traj.steps] == ["turn_left", "move_forward"]
+
+
+async def test_controller_replans_when_the_plan_runs_out_uncovered(question: Question) -> None:
+    seek = seek_by_subtask(
+        {
+            1: [{"intent": "BLOCKED"}],
+            2: [{"intent": "BLOCKED"}],
+            3: [{"intent": "FACE", "args": {"direction": "right", "degrees": 60}}],
+        }
+    )
+    script = nav_script(
+        seek=seek,
+        coverage=[
+            {"covered": [], "decision": "continue"},
+            {"covered": [], "decision": "continue"},
+            {
+                "covered": [],
+                "decision": "replan",
+                "subtasks": [{"goal": "look toward the right-hand room", "demand": 1}],
+            },
+            {"covered": [1, 2], "decision": "continue"},
+        ],
+    )
+    traj = await run_nav(question, script)
+    triggers = [c["trigger"] for c in traj.plan["coverage"]]
+    assert triggers == ["seeker_blocked", "seeker_blocked", "plan_exhausted", "new_evidence"]
+    assert [(s["id"], s["status"]) for s in traj.plan["subtasks"]] == [
+        (1, "blocked"),
+        (2, "blocked"),
+        (3, "done"),
+    ]
+    assert traj.plan["coverage"][-1]["decision"] == "stop"
+    assert [s.action.name for s in traj.steps] == ["turn_right", "turn_right"]
+
+
+async def test_controller_stops_at_the_budget_without_covering(question: Question) -> None:
+    script = nav_script(coverage=lambda cfg: {"covered": [], "decision": "continue"})
+    traj = await run_nav(question, script, budget=7)
+    assert len(traj.steps) == 7
+    assert all(s["status"] in ("timed_out", "pending") for s in traj.plan["subtasks"])
+    assert traj.plan["covered"] == []
+    assert traj.result is not None and traj.result.answer == "yes"
+
+
+async def test_unreadable_coverage_reply_keeps_going(question: Question) -> None:
+    replies = iter(["not json at all", {"covered": [1, 2], "decision": "continue"}])
+
+    def coverage(cfg: GenerateConfig) -> Any:
+        return next(replies)
+
+    traj = await run_nav(question, nav_script(coverage=coverage))
+    assert "parse_failure" in {e.kind for e in traj.events}
+    assert [c["decision"] for c in traj.plan["coverage"]] == ["continue", "stop"]
+    assert traj.plan["covered"] == [1, 2]
