@@ -75,6 +75,7 @@ class RevealEnv:
             raise RuntimeError("simulated simulator crash")
         if self.question.scene.get("env_exit"):
             os._exit(3)  # a simulator that takes its whole process down (a segfault, say)
+        time.sleep(float(self.question.scene.get("step_delay_s", 0.0)))  # a slow simulator
         if action.name != "look":
             return StepResult(
                 observation=self._obs(),

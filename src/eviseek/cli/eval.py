@@ -73,6 +73,12 @@ def eval_command(
     ray_address: str | None = typer.Option(
         None, "--ray-address", help="Ray cluster to join (default: start a local one)"
     ),
+    env_url: str | None = typer.Option(
+        None, "--env-url", help="Env server (eviseek env serve) hosting the environments, http://HOST:PORT"
+    ),
+    env_token_env: str | None = typer.Option(
+        None, "--env-token-env", help="Variable holding the env server's token (default EVISEEK_ENV_TOKEN)"
+    ),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed episodes again"),
     progress: bool | None = typer.Option(
         None, "--progress/--no-progress", help="Show a progress bar (default: on in a terminal)"
@@ -96,6 +102,8 @@ def eval_command(
         "base_url": base_url,
         "api_key_env": api_key_env,
         "ray_address": ray_address,
+        "env_url": env_url,
+        "env_token_env": env_token_env,
     }
     given = {k: v for k, v in execution.items() if v is not None}
     try:
@@ -136,6 +144,10 @@ def eval_command(
             )
         # Same checks as `eviseek models check` (the key variable must exist); never printed.
         model_kwargs(config.model, config.base_url, config.api_key_env, None)
+        if config.env_url:
+            from eviseek.envs.remote import token_from_env
+
+            token_from_env(config.env_token_env)  # a missing token is refused before the run starts
         outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed)
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)

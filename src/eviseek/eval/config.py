@@ -58,6 +58,10 @@ class RunConfig(BaseModel):
     plugins: list[str] = Field(default_factory=list)
     """Modules or ``.py`` files imported before the run (they may register envs, agents, models)."""
     ray_address: str | None = None
+    env_url: str | None = None
+    """An env server (``eviseek env serve``) hosting the environments, instead of this machine."""
+    env_token_env: str | None = None
+    """The *name* of the variable holding the env server's token (default ``EVISEEK_ENV_TOKEN``)."""
     eviseek_version: str = ""
     created_at: float = Field(default_factory=time.time)
 

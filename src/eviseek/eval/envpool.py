@@ -80,7 +80,11 @@ def question_env_id(question: Question) -> str:
 
 
 def supports_support(env: object) -> bool:
-    """Whether ``env`` implements :class:`~eviseek.envs.SupportGrader`."""
+    """Whether ``env`` implements :class:`~eviseek.envs.SupportGrader` (a proxy such as
+    :class:`~eviseek.envs.remote.RemoteEnv` says so in ``supports_visual_support``)."""
+    declared = getattr(env, "supports_visual_support", None)
+    if declared is not None:
+        return bool(declared)
     return callable(getattr(env, "visual_support", None))
 
 

@@ -29,17 +29,17 @@ class EpisodeActor:
     """The body of a Ray actor: builds agents, model and environments once, runs episodes."""
 
     def __init__(self, config_json: str) -> None:
-        from eviseek.eval.envpool import ThreadEnvProvider, import_plugins
-        from eviseek.eval.runner import LocalExecutor, build_agents, model_from_config
+        from eviseek.eval.envpool import import_plugins
+        from eviseek.eval.runner import LocalExecutor, build_agents, make_env_provider, model_from_config
 
         self.config = RunConfig.model_validate_json(config_json)
         import_plugins(self.config.plugins)
-        # The actor is already a process of its own; its environments run in its threads, and
-        # it runs episodes exactly as the local runner does.
+        # The actor is already a process of its own; its environments run in its threads (or on
+        # the env server of --env-url), and it runs episodes exactly as the local runner does.
         self.local = LocalExecutor(
             build_agents(self.config),
             model_from_config(self.config),
-            ThreadEnvProvider(),
+            make_env_provider(self.config.model_copy(update={"env_workers": 0})),
             self.config.timeout_s,
         )
 

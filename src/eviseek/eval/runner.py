@@ -236,7 +236,13 @@ class LocalExecutor:
 
 
 def make_env_provider(config: RunConfig) -> EnvProvider:
-    """Worker processes sized to the machine, or threads when ``env_workers == 0``."""
+    """Worker processes sized to the machine, threads when ``env_workers == 0``, or sessions on
+    the env server at ``env_url`` (each driven from a thread: the simulator is elsewhere)."""
+    if config.env_url:
+        from eviseek.envs.remote import RemoteEnv, token_from_env
+
+        url, token, timeout = config.env_url, token_from_env(config.env_token_env), config.timeout_s
+        return ThreadEnvProvider(lambda env_id: RemoteEnv(url, token=token, env_id=env_id, timeout_s=timeout))
     if config.env_workers == 0:
         return ThreadEnvProvider()
     # No more simulator processes than CPUs, nor than episodes that can run at once.
@@ -290,7 +296,7 @@ def select_questions(config: RunConfig, questions: Sequence[Question] | None) ->
     known = set(registered())
     for q in qs:
         env_id = question_env_id(q)
-        if config.backend == "local" and env_id not in known:
+        if config.backend == "local" and not config.env_url and env_id not in known:
             raise ConfigError(
                 f"question {q.id!r} needs environment {env_id!r}, which is not registered here; "
                 f"registered: {', '.join(sorted(known)) or 'none'} (a --plugin may register it)"

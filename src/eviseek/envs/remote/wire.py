@@ -1,0 +1,222 @@
+"""The remote-environment wire format: one JSON line, then the image bytes it describes.
+
+A message body is ``<JSON>\\n<blob><blob>...``. The JSON (always one line: ``json.dumps`` escapes
+newlines) carries the payload with every image replaced by a reference, plus ``"blobs"``: one
+entry per blob with its byte count, its encoding and, for raw pixels, its shape. Images travel as
+PNG (lossless, small; the default for real networks) or raw RGB bytes (no encoding cost; best on
+loopback), never as base64 inside the JSON.
+
+Only what an agent may see crosses the wire: depth and segmentation stay in the server, where the
+environment grades visual support itself.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+from pydantic_core import to_jsonable_python
+
+from eviseek.errors import EnvError
+from eviseek.types import ActionSpec, Image, Observation, Question, StepResult
+
+PROTOCOL_VERSION = 1
+CONTENT_TYPE = "application/x-eviseek-env"
+TOKEN_ENV = "EVISEEK_ENV_TOKEN"
+"""Default name of the environment variable holding the shared secret (server and client)."""
+
+ImageEncoding = Literal["png", "raw"]
+ENCODINGS: tuple[str, ...] = ("png", "raw")
+
+
+class BlobInfo(BaseModel):
+    """How to read one image blob that follows the JSON line."""
+
+    nbytes: int = Field(ge=0)
+    encoding: ImageEncoding
+    shape: list[int] | None = None
+    """``[height, width, 3]`` for raw pixels."""
+
+
+class ServerInfo(BaseModel):
+    """What ``GET /v1/info`` answers."""
+
+    protocol: int
+    env_id: str
+    sessions: int
+    max_sessions: int
+    max_request_bytes: int
+    call_timeout_s: float
+    eviseek_version: str
+
+
+class OpenedSession(BaseModel):
+    """What ``POST /v1/envs`` answers: the new session and what its environment can do."""
+
+    session: str
+    env_id: str
+    visual_support: bool
+
+
+class ErrorReply(BaseModel):
+    """The JSON body of every non-200 answer."""
+
+    error: str
+    type: str = "EnvError"
+
+
+class _Blobs:
+    """Collects image blobs while a payload is turned into JSON."""
+
+    def __init__(self, encoding: ImageEncoding) -> None:
+        self.encoding = encoding
+        self.infos: list[BlobInfo] = []
+        self.parts: list[bytes] = []
+
+    def add(self, image: Image | None) -> dict[str, Any] | None:
+        """The JSON form of ``image``: its record plus ``"blob": index`` when it has pixels."""
+        if image is None:
+            return None
+        record = image.model_dump(mode="json")
+        if not image.loaded:
+            return record  # a reference to a file: the other side must be able to open it
+        arr = image.array()
+        if self.encoding == "raw":
+            data = np.ascontiguousarray(arr).tobytes()
+            self.infos.append(BlobInfo(nbytes=len(data), encoding="raw", shape=list(arr.shape)))
+        else:
+            # Fast zlib level: on the wire, encoding time matters more than a few more bytes.
+            buf = io.BytesIO()
+            image.to_pil().save(buf, format="PNG", compress_level=1)
+            data = buf.getvalue()
+            self.infos.append(BlobInfo(nbytes=len(data), encoding="png"))
+        self.parts.append(data)
+        record["blob"] = len(self.infos) - 1
+        return record
+
+
+def _decode_blob(info: BlobInfo, data: bytes) -> np.ndarray:
+    if info.encoding == "raw":
+        if not info.shape or len(info.shape) != 3 or info.shape[2] != 3:
+            raise EnvError(f"a raw image blob needs a [height, width, 3] shape, got {info.shape}")
+        expected = info.shape[0] * info.shape[1] * 3
+        if len(data) != expected:
+            raise EnvError(f"a raw image blob of shape {info.shape} has {len(data)} bytes, not {expected}")
+        return np.frombuffer(data, dtype=np.uint8).reshape(info.shape).copy()
+    from PIL import Image as PILImage
+
+    with PILImage.open(io.BytesIO(data)) as pil:
+        return np.asarray(pil.convert("RGB"))
+
+
+def _image_from(record: dict[str, Any] | None, blobs: list[np.ndarray]) -> Image | None:
+    if record is None:
+        return None
+    index = record.pop("blob", None)
+    if index is None:
+        return Image.model_validate(record)
+    if not isinstance(index, int) or not 0 <= index < len(blobs):
+        raise EnvError(f"image refers to blob {index!r}, but the message has {len(blobs)} blob(s)")
+    image = Image.from_array(blobs[index])
+    image.sha256 = record.get("sha256") or None
+    image.path = record.get("path")
+    return image
+
+
+def encode(payload: dict[str, Any], blobs: _Blobs | None = None) -> bytes:
+    """A message body: ``payload`` as one JSON line, then the blobs it refers to."""
+    body: dict[str, Any] = dict(payload)
+    if blobs is not None and blobs.infos:
+        body["blobs"] = [b.model_dump() for b in blobs.infos]
+    head = json.dumps(to_jsonable_python(body, fallback=repr), separators=(",", ":")).encode()
+    return b"".join([head, b"\n", *(blobs.parts if blobs is not None else [])])
+
+
+def decode(body: bytes) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """The payload and the decoded image arrays of a message body."""
+    head, _, rest = body.partition(b"\n")
+    try:
+        payload = json.loads(head)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise EnvError(f"not an eviseek env message (its first line is not JSON: {exc})") from None
+    if not isinstance(payload, dict):
+        raise EnvError("not an eviseek env message (its first line is not a JSON object)")
+    infos = [BlobInfo.model_validate(b) for b in payload.pop("blobs", [])]
+    if sum(i.nbytes for i in infos) != len(rest):
+        raise EnvError(
+            f"the message announces {sum(i.nbytes for i in infos)} bytes of images but carries {len(rest)}"
+        )
+    arrays, offset = [], 0
+    for info in infos:
+        arrays.append(_decode_blob(info, rest[offset : offset + info.nbytes]))
+        offset += info.nbytes
+    return payload, arrays
+
+
+# -- payload pieces ----------------------------------------------------------------------------
+
+
+def dump_question(question: Question, blobs: _Blobs) -> dict[str, Any]:
+    """A question with its in-memory images (initial view, reference images) as blobs."""
+    record = question.model_dump(mode="json", exclude={"initial_image", "reference_images"})
+    record["initial_image"] = blobs.add(question.initial_image)
+    record["reference_images"] = [blobs.add(img) for img in question.reference_images]
+    return record
+
+
+def load_question(record: dict[str, Any], arrays: list[np.ndarray]) -> Question:
+    """Inverse of :func:`dump_question`."""
+    record = dict(record)
+    initial = _image_from(record.pop("initial_image", None), arrays)
+    refs = [_image_from(r, arrays) for r in record.pop("reference_images", None) or []]
+    question = Question.model_validate(record)
+    question.initial_image = initial
+    question.reference_images = [r for r in refs if r is not None]
+    return question
+
+
+def dump_observation(obs: Observation, blobs: _Blobs) -> dict[str, Any]:
+    """An observation without its privileged arrays; the image goes as a blob."""
+    record = obs.model_dump(mode="json", exclude={"image"})
+    record["image"] = blobs.add(obs.image)
+    return record
+
+
+def load_observation(record: dict[str, Any], arrays: list[np.ndarray]) -> Observation:
+    """Inverse of :func:`dump_observation`."""
+    record = dict(record)
+    image = _image_from(record.pop("image", None), arrays)
+    if image is None:
+        raise EnvError("an observation came without an image")
+    return Observation.model_validate({**record, "image": image})
+
+
+def dump_step(result: StepResult, blobs: _Blobs) -> dict[str, Any]:
+    """A step result, its observation's image as a blob."""
+    record = result.model_dump(mode="json", exclude={"observation"})
+    record["observation"] = dump_observation(result.observation, blobs)
+    return record
+
+
+def load_step(record: dict[str, Any], arrays: list[np.ndarray]) -> StepResult:
+    """Inverse of :func:`dump_step`."""
+    record = dict(record)
+    obs = load_observation(record.pop("observation"), arrays)
+    return StepResult.model_validate({**record, "observation": obs})
+
+
+def load_specs(records: Any) -> list[ActionSpec]:
+    """Action specs from their JSON list."""
+    if not isinstance(records, list):
+        raise EnvError("legal_actions must answer a list of action specs")
+    return [ActionSpec.model_validate(r) for r in records]
+
+
+def new_blobs(encoding: str) -> _Blobs:
+    """An empty blob collector for ``encoding`` (``png`` or ``raw``)."""
+    if encoding not in ENCODINGS:
+        raise EnvError(f"unknown image encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
+    return _Blobs(encoding)  # type: ignore[arg-type]
