@@ -95,7 +95,7 @@ def test_eval_with_env_url_needs_the_token(tmp_path: Path, monkeypatch: pytest.M
             str(tmp_path / "run"),
             "--env-url",
             "http://127.0.0.1:9",
-        ],  # fmt: skip
+        ],
     )
     assert result.exit_code == 1
     assert "EVISEEK_ENV_TOKEN is not set" in result.output
