@@ -59,3 +59,10 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
         load_config(tmp_path)
     with pytest.raises(ConfigError, match=r"run\.json is missing"):
         load_config(tmp_path / "nowhere")
+
+
+def test_navigation_datasets_default_to_the_120_step_budget() -> None:
+    from eviseek.eval.config import default_budget
+
+    assert default_budget("house:dev") == 120 and default_budget(" Express:/data/q.json") == 120
+    assert default_budget("tabletop:test") == 30 and default_budget("runs/demo/x") == 30

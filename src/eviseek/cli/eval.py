@@ -45,7 +45,10 @@ def eval_command(
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions"),
     budget: int | None = typer.Option(
-        None, "--budget", min=0, help="Primitive steps per episode (default 30)"
+        None,
+        "--budget",
+        min=0,
+        help="Primitive steps per episode (default 30; 120 for house: and express: datasets)",
     ),
     seed: int | None = typer.Option(None, "--seed", help="Seed of each episode's environment (default 0)"),
     concurrency: int | None = typer.Option(
@@ -89,7 +92,7 @@ def eval_command(
     from eviseek.cli.models import model_kwargs
     from eviseek.cli.score import print_summary
     from eviseek.errors import EviseekError
-    from eviseek.eval.config import RunConfig, load_config
+    from eviseek.eval.config import RunConfig, default_budget, load_config
     from eviseek.eval.runner import run_eval
 
     if backend is not None and backend not in ("local", "ray"):
@@ -136,7 +139,7 @@ def eval_command(
                 model_args=_pairs(model_arg, "--model-arg"),
                 dataset=dataset,
                 limit=limit,
-                budget=30 if budget is None else budget,
+                budget=default_budget(dataset) if budget is None else budget,
                 seed=0 if seed is None else seed,
                 plugins=_plugins(plugin),
                 eviseek_version=__version__,

@@ -116,6 +116,20 @@ class RunConfig(BaseModel):
         return value
 
 
+TABLETOP_BUDGET = 30
+"""Primitive steps per episode on ESI-Bench and the tabletop (the paper's appendix A)."""
+NAVIGATION_BUDGET = 120
+"""Primitive steps per episode on EXPRESS-Bench and the house (the paper's section 5.5)."""
+_NAVIGATION_DATASETS = ("house:", "express:")
+
+
+def default_budget(dataset: str) -> int:
+    """The step budget a dataset is run with unless one is given: 120 for the navigation
+    datasets (``house:...``, ``express:...``), 30 for everything else."""
+    spec = dataset.strip().lower()
+    return NAVIGATION_BUDGET if spec.startswith(_NAVIGATION_DATASETS) else TABLETOP_BUDGET
+
+
 RESULT_SETTINGS: tuple[str, ...] = (
     "agents",
     "agent_config",
