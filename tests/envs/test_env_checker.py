@@ -30,7 +30,14 @@ def _image() -> Question:
     )
 
 
+def _house() -> Question:
+    from eviseek.envs.house import build_question
+
+    return build_question("attribute", 1, 0)
+
+
 SAMPLES: dict[str, Callable[[], Question]] = {
+    "eviseek/House-v0": _house,
     "eviseek/Tabletop-v0": _tabletop,
     "eviseek/ImageZoom-v0": _image,
 }

@@ -69,3 +69,11 @@ def test_images_travel_with_the_questions(tmp_path: Path) -> None:
 def test_tabletop_split_loads_lazily() -> None:
     qs = load_dataset("tabletop:dev")
     assert qs and all(q.env_id for q in qs)
+
+
+def test_house_splits_load_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVISEEK_CACHE_DIR", str(tmp_path))
+    qs = load_dataset("house:dev")
+    assert qs and all(q.env_id == "eviseek/House-v0" for q in qs)
+    with pytest.raises(ConfigError, match="unknown house split"):
+        load_dataset("house:train")

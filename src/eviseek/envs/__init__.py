@@ -20,3 +20,4 @@ __all__ = [
 
 register("eviseek/ImageZoom-v0", "eviseek.envs.image.env:ImageZoomEnv")
 register("eviseek/Tabletop-v0", "eviseek.envs.tabletop.env:TabletopEnv")
+register("eviseek/House-v0", "eviseek.envs.house.env:HouseEnv")

@@ -2,7 +2,7 @@
 
 A spec is one of:
 
-* ``tabletop:dev`` / ``tabletop:test`` (or any ``name:split`` registered with
+* ``tabletop:dev`` / ``tabletop:test``, ``house:dev`` / ``house:test`` (or any ``name:split`` registered with
   :func:`register_dataset`): a built-in split;
 * a directory holding ``questions.jsonl`` (a generated set, or a run directory);
 * a ``.jsonl`` file with one :class:`~eviseek.types.Question` record per line.
@@ -47,6 +47,16 @@ def _tabletop(split: str) -> list[Question]:
 
 
 register_dataset("tabletop", _tabletop)
+
+
+def _house(split: str) -> list[Question]:
+    from eviseek.envs.house import load_split
+
+    questions: list[Question] = load_split(split)
+    return questions
+
+
+register_dataset("house", _house)
 
 
 def load_dataset(spec: str) -> list[Question]:

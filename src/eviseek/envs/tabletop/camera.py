@@ -13,7 +13,34 @@ import math
 import numpy as np
 
 from eviseek.envs.tabletop.scene import CameraBounds
+from eviseek.envs.view import (  # shared with the house; re-exported for existing callers
+    FAR,
+    NEAR,
+    depth_to_metric,
+    position,
+    project,
+    projection_matrix,
+    view_matrix,
+    view_vectors,
+)
 from eviseek.types import ActionSpec, Pose
+
+__all__ = [
+    "CAMERA_ACTIONS",
+    "FAR",
+    "MOVE_STEP",
+    "NEAR",
+    "TURN_STEP",
+    "apply_camera_action",
+    "camera_action_specs",
+    "depth_to_metric",
+    "look_at_pose",
+    "position",
+    "project",
+    "projection_matrix",
+    "view_matrix",
+    "view_vectors",
+]
 
 MOVE_STEP = 0.25
 """Metres per translation primitive (ESI-Bench's value)."""
@@ -103,77 +130,6 @@ def apply_camera_action(pose: Pose, name: str, bounds: CameraBounds) -> tuple[Po
         pitch = clamp(pose.pitch + sign * TURN_STEP, *bounds.pitch, "pitch")
         return pose.model_copy(update={"pitch": round(pitch, 6) + 0.0}), clamped
     raise ValueError(f"{name!r} is not a camera action; camera actions: {', '.join(CAMERA_ACTIONS)}")
-
-
-def view_vectors(pose: Pose) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unit forward, right and up vectors of the camera (world frame)."""
-    yaw, pitch = math.radians(pose.yaw), math.radians(pose.pitch)
-    fwd = np.array([math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch)])
-    right = np.array([math.sin(yaw), -math.cos(yaw), 0.0])
-    up = np.cross(right, fwd)
-    return fwd, right, up / np.linalg.norm(up)
-
-
-def position(pose: Pose) -> np.ndarray:
-    """The camera position as an array."""
-    return np.array([pose.x, pose.y, pose.z], dtype=float)
-
-
-def view_matrix(pose: Pose) -> list[float]:
-    """The OpenGL view matrix (column-major, 16 floats) PyBullet expects.
-
-    Built from the forward/right/up vectors directly so that looking straight down (pitch -90)
-    is well defined, which a fixed world "up" would not be.
-    """
-    fwd, right, up = view_vectors(pose)
-    eye = position(pose)
-    # Rows of the rotation are the camera axes in OpenGL convention (x right, y up, z backward).
-    rot = np.stack([right, up, -fwd])
-    trans = -rot @ eye
-    mat = np.eye(4)
-    mat[:3, :3] = rot
-    mat[:3, 3] = trans
-    return [float(v) for v in mat.T.reshape(-1)]
-
-
-NEAR = 0.02
-FAR = 8.0
-
-
-def projection_matrix(fov: float, width: int, height: int) -> list[float]:
-    """The OpenGL perspective projection (column-major) for a vertical ``fov`` in degrees."""
-    aspect = width / height
-    f = 1.0 / math.tan(math.radians(fov) / 2.0)
-    mat = np.zeros((4, 4))
-    mat[0, 0] = f / aspect
-    mat[1, 1] = f
-    mat[2, 2] = (FAR + NEAR) / (NEAR - FAR)
-    mat[2, 3] = 2 * FAR * NEAR / (NEAR - FAR)
-    mat[3, 2] = -1.0
-    return [float(v) for v in mat.T.reshape(-1)]
-
-
-def project(
-    points: np.ndarray, pose: Pose, fov: float, width: int, height: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Pixel coordinates (u right, v down) and depths along the view axis of world ``points``.
-
-    Points behind the camera get a non-positive depth; callers decide what to do with them.
-    """
-    pts = np.atleast_2d(np.asarray(points, dtype=float))
-    fwd, right, up = view_vectors(pose)
-    rel = pts - position(pose)
-    depth = rel @ fwd
-    f = (height / 2.0) / math.tan(math.radians(fov) / 2.0)
-    safe = np.where(np.abs(depth) < 1e-9, 1e-9, depth)
-    u = width / 2.0 + f * (rel @ right) / safe
-    v = height / 2.0 - f * (rel @ up) / safe
-    return np.stack([u, v], axis=1), depth
-
-
-def depth_to_metric(buffer: np.ndarray) -> np.ndarray:
-    """Convert PyBullet's non-linear depth buffer to metres along the view axis."""
-    return FAR * NEAR / (FAR - (FAR - NEAR) * buffer)
 
 
 def look_at_pose(eye: tuple[float, float, float], target: tuple[float, float, float]) -> Pose:

@@ -1,31 +1,21 @@
 """Rendering: RGB, metric depth and a body-id segmentation mask from a camera pose.
 
+The render call itself is shared with the house (:func:`eviseek.envs.render.render_frame`).
+
 TinyRenderer (CPU) takes the scene's light settings; the EGL plugin, when asked for, is loaded
 once per client and ignores them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-
-from eviseek.envs.tabletop import camera as cam
+from eviseek.envs.render import Frame, Lighting, render_frame
 from eviseek.envs.tabletop.sim.state import SimState
 from eviseek.errors import EnvError
 from eviseek.types import Pose
 
 Renderer = str  # "tiny" | "egl"
 
-
-@dataclass
-class Frame:
-    """One rendered view: pixels plus the privileged buffers."""
-
-    rgb: np.ndarray
-    depth: np.ndarray
-    segmentation: np.ndarray
+__all__ = ["Frame", "Renderer", "RenderingMixin"]
 
 
 class RenderingMixin(SimState):
@@ -52,29 +42,21 @@ class RenderingMixin(SimState):
 
     def render(self, pose: Pose, width: int | None = None, height: int | None = None) -> Frame:
         """Render RGB, metric depth and a body-id segmentation mask from ``pose``."""
-        w = width or self.width
-        h = height or self.height
-        p = self.p
         light = self.spec.light
-        kwargs: dict[str, Any] = {
-            "viewMatrix": cam.view_matrix(pose),
-            "projectionMatrix": cam.projection_matrix(self.spec.fov, w, h),
-            "renderer": p.ER_BULLET_HARDWARE_OPENGL if self.renderer == "egl" else p.ER_TINY_RENDERER,
-            "physicsClientId": self.client,
-        }
-        if self.renderer == "tiny":
-            kwargs.update(
-                lightDirection=list(light.direction),
-                lightColor=list(light.color),
-                lightAmbientCoeff=light.ambient,
-                lightDiffuseCoeff=light.diffuse,
-                lightSpecularCoeff=light.specular,
-                shadow=int(light.shadow),
-            )
-        _, _, rgb, depth, seg = p.getCameraImage(w, h, **kwargs)
-        rgb_arr = np.asarray(rgb, dtype=np.uint8).reshape(h, w, 4)[:, :, :3]
-        depth_arr = cam.depth_to_metric(np.asarray(depth, dtype=np.float32).reshape(h, w))
-        seg_arr = np.asarray(seg, dtype=np.int32).reshape(h, w)
-        return Frame(
-            rgb=np.ascontiguousarray(rgb_arr), depth=depth_arr.astype(np.float32), segmentation=seg_arr
+        return render_frame(
+            self.p,
+            self.client,
+            pose,
+            fov=self.spec.fov,
+            width=width or self.width,
+            height=height or self.height,
+            renderer=self.renderer,
+            light=Lighting(
+                direction=light.direction,
+                color=light.color,
+                ambient=light.ambient,
+                diffuse=light.diffuse,
+                specular=light.specular,
+                shadow=light.shadow,
+            ),
         )

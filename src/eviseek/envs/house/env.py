@@ -1,0 +1,453 @@
+"""``eviseek/House-v0``: a multi-room house an agent walks through with a navigating camera.
+
+One episode hosts one question (``reset(options={"question": q})``; without one, a question is
+generated from ``seed``). Actions (Habitat's EQA set, the sizes the issue asks for):
+``move_forward`` 0.25 m, ``turn_left``/``turn_right`` 30 degrees, ``look_up``/``look_down``
+30 degrees (tilt kept within -60..+30), and ``stop``. A step that would put the agent's body into
+a wall or a piece of furniture does not move it: it comes back as ``success=False`` with the
+reason (``blocked by a wall``), never as a pass-through. Every step charges one unit of the budget
+(default 120, EXPRESS-Bench's).
+
+Agent-facing and privileged parts are kept apart, as on the tabletop: the agent gets RGB (plus
+depth when ``privileged``, which an RGB-D explorer such as Fine-EQA's uses) and the
+:class:`~eviseek.envs.base.Env` protocol; ground truth, the true occupancy grid, geodesic
+distances, the target and visual support live behind :attr:`HouseEnv.oracle`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from pydantic import TypeAdapter
+
+from eviseek.envs.base import question_from_options
+from eviseek.envs.house.grid import OccupancyGrid, blocker_at
+from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
+from eviseek.envs.house.seen import SeenMap
+from eviseek.envs.house.sim import HouseProbe, HouseSim
+from eviseek.envs.house.spec import HouseSpec
+from eviseek.envs.tabletop.support import Evidence, FrameInfo, SupportGrader
+from eviseek.errors import EnvError
+from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question, StepResult
+
+DEFAULT_MAX_STEPS = 120
+"""EXPRESS-Bench's step budget (the paper, section 5.5)."""
+MOVE_STEP = 0.25
+TURN_STEP = 30.0
+LOOK_STEP = 30.0
+PITCH_RANGE = (-60.0, 30.0)
+"""Tilt limits in degrees (ours: two looks down, one up, from level)."""
+_COLLISION_SAMPLES = 5
+
+NAV_ACTIONS: tuple[str, ...] = ("move_forward", "turn_left", "turn_right", "look_up", "look_down")
+_NAV_SPECS = [
+    ActionSpec(name="move_forward", kind="camera", magnitude=MOVE_STEP, description="walk forward 0.25 m"),
+    ActionSpec(name="turn_left", kind="camera", magnitude=TURN_STEP, description="turn left by 30 degrees"),
+    ActionSpec(name="turn_right", kind="camera", magnitude=TURN_STEP, description="turn right by 30 degrees"),
+    ActionSpec(
+        name="look_up", kind="camera", magnitude=LOOK_STEP, description="tilt the view up by 30 degrees"
+    ),
+    ActionSpec(
+        name="look_down", kind="camera", magnitude=LOOK_STEP, description="tilt the view down by 30 degrees"
+    ),
+]
+STOP_SPEC = ActionSpec(name="stop", kind="control", description="end the episode (answer from what you have)")
+_EVIDENCE = TypeAdapter(list[Evidence])
+
+
+def nav_action_specs() -> list[ActionSpec]:
+    """The navigation primitives followed by ``stop``."""
+    return [s.model_copy() for s in _NAV_SPECS] + [STOP_SPEC.model_copy()]
+
+
+def _wrap(yaw: float) -> float:
+    y = math.fmod(yaw, 360.0)
+    if y <= -180.0:
+        y += 360.0
+    elif y > 180.0:
+        y -= 360.0
+    return round(y, 6) + 0.0
+
+
+class HouseEnv:
+    """The house environment (implements ``Env`` and ``SupportGrader``)."""
+
+    env_id: str = ENV_ID
+
+    def __init__(
+        self,
+        *,
+        width: int = 320,
+        height: int = 240,
+        renderer: str = "tiny",
+        max_steps: int = DEFAULT_MAX_STEPS,
+        privileged: bool = True,
+        kinds: list[str] | None = None,
+    ) -> None:
+        if max_steps < 1:
+            raise EnvError(f"max_steps must be at least 1, got {max_steps}")
+        unknown = [k for k in kinds or [] if k not in KINDS]
+        if unknown:
+            raise EnvError(f"unknown house question kinds {unknown}; kinds: {', '.join(KINDS)}")
+        self.width = width
+        self.height = height
+        self.renderer = renderer
+        self.max_steps = max_steps
+        self.privileged = privileged
+        self.kinds = kinds
+        self._sim: HouseSim | None = None
+        self._probe: HouseProbe | None = None
+        self._spec: HouseSpec | None = None
+        self._grid: OccupancyGrid | None = None
+        self._grid_key: str | None = None
+        self._question: Question | None = None
+        self._grader: SupportGrader | None = None
+        self._poses: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {}
+        self._pose = Pose()
+        self._frame_id = -1
+        self._steps = 0
+        self._path_length = 0.0
+        self._collisions = 0
+        self._terminated = False
+        self._truncated = False
+        self._last_obs: Observation | None = None
+        self._depths: list[tuple[np.ndarray, Pose]] = []
+        self._oracle: HouseOracle | None = None
+
+    # -- Env protocol ----------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode for ``options["question"]``, or a question generated from ``seed``."""
+        question = question_from_options(options)
+        if question is None:
+            kinds = self.kinds or list(KINDS)
+            s = seed or 0
+            question = build_question(kinds[s % len(kinds)], s, 0)
+        if question.env_id not in (None, ENV_ID):
+            raise EnvError(f"question {question.id!r} is for {question.env_id}, not {ENV_ID}")
+        try:
+            spec = HouseSpec.from_question(question.scene)
+        except Exception as exc:
+            raise EnvError(f"question {question.id!r} carries no house scene: {exc}") from exc
+        if self._sim is None:
+            self._sim = HouseSim(spec, width=self.width, height=self.height, renderer=self.renderer)
+        else:
+            self._sim.build(spec)
+        self._spec = spec
+        self._question = question
+        self._poses = self._sim.poses()
+        self._grader = None
+        if self.privileged:
+            if self._probe is None:
+                self._probe = HouseProbe(spec, width=self.width, height=self.height)
+            else:
+                self._probe.load(spec)
+            evidence = _EVIDENCE.validate_python(question.metadata.get("evidence", []))
+            self._grader = SupportGrader(
+                evidence,
+                alone=self._probe.pixels_alone,
+                fov=self._sim.vfov,
+                width=self.width,
+                height=self.height,
+            )
+        self._oracle = HouseOracle(self) if self.privileged else None
+        self._pose = spec.start.model_copy()
+        self._frame_id = -1
+        self._steps = 0
+        self._path_length = 0.0
+        self._collisions = 0
+        self._terminated = False
+        self._truncated = False
+        self._depths = []
+        obs = self._observe()
+        return obs, self._info()
+
+    def step(self, action: Action) -> StepResult:
+        """Execute one action; bad or blocked actions become ``success=False`` feedback."""
+        if self._spec is None or self._last_obs is None:
+            raise EnvError("step() called before reset(); reset the environment with a question first")
+        if self._terminated or self._truncated:
+            fb = Feedback(
+                operation=action.name,
+                success=False,
+                reason="the episode is over (stopped or out of steps); call reset() for a new one",
+            )
+            return StepResult(
+                observation=self._last_obs,
+                feedback=fb,
+                terminated=self._terminated,
+                truncated=self._truncated,
+                info=self._info(),
+            )
+        self._steps += 1
+        fb = self._execute(action)
+        obs = self._observe()
+        if not self._terminated and self._steps >= self.max_steps:
+            self._truncated = True
+        return StepResult(
+            observation=obs,
+            feedback=fb,
+            terminated=self._terminated,
+            truncated=self._truncated,
+            info=self._info(),
+        )
+
+    def legal_actions(self) -> list[ActionSpec]:
+        """The five navigation primitives and ``stop``."""
+        if self._spec is None:
+            raise EnvError("legal_actions() called before reset()")
+        return nav_action_specs()
+
+    def close(self) -> None:
+        """Release both PyBullet clients."""
+        for s in (self._sim, self._probe):
+            if s is not None:
+                s.close()
+        self._sim = None
+        self._probe = None
+
+    # -- privileged --------------------------------------------------------------------
+
+    @property
+    def oracle(self) -> HouseOracle:
+        """Privileged accessors (ground truth, maps, distances, support). Never for agents."""
+        if self._oracle is None:
+            if not self.privileged:
+                from eviseek.envs.tabletop.env import PrivilegedAccessError
+
+                raise PrivilegedAccessError(
+                    "this environment was built with privileged=False; privileged data is unavailable"
+                )
+            raise EnvError("no episode yet; call reset() first")
+        return self._oracle
+
+    def visual_support(self, frame_ids: list[int]) -> float:
+        """Support grade in {0, 0.5, 1} of frames of this episode (delegates to :attr:`oracle`)."""
+        return self.oracle.visual_support(frame_ids)
+
+    # -- public read-only state ---------------------------------------------------------
+
+    @property
+    def question(self) -> Question | None:
+        """The question of the current episode."""
+        return self._question
+
+    @property
+    def steps_taken(self) -> int:
+        """Steps charged so far in this episode."""
+        return self._steps
+
+    @property
+    def path_length(self) -> float:
+        """Metres walked so far in this episode (successful ``move_forward`` steps)."""
+        return self._path_length
+
+    @property
+    def pose(self) -> Pose:
+        """The current (true) camera pose."""
+        return self._pose.model_copy()
+
+    @property
+    def vfov(self) -> float:
+        """The camera's vertical field of view in degrees."""
+        assert self._sim is not None, "reset() first"
+        return self._sim.vfov
+
+    # -- internals -------------------------------------------------------------------
+
+    def _grid_for(self) -> OccupancyGrid:
+        assert self._spec is not None and self._question is not None
+        if self._grid is None or self._grid_key != self._question.id:
+            self._grid = OccupancyGrid(self._spec)
+            self._grid_key = self._question.id
+        return self._grid
+
+    def _info(self) -> dict[str, Any]:
+        q = self._question
+        return {
+            "question_id": q.id if q else None,
+            "subcategory": q.subcategory if q else None,
+            "steps": self._steps,
+            "steps_left": self.max_steps - self._steps,
+            "frame_id": self._frame_id,
+            "path_length": round(self._path_length, 6),
+            "collisions": self._collisions,
+        }
+
+    def _execute(self, action: Action) -> Feedback:
+        assert self._spec is not None
+        name = action.name
+        pose = self._pose
+        if name == "move_forward":
+            yaw = math.radians(pose.yaw)
+            dx, dy = MOVE_STEP * math.cos(yaw), MOVE_STEP * math.sin(yaw)
+            for k in range(1, _COLLISION_SAMPLES + 1):
+                t = k / _COLLISION_SAMPLES
+                hit = blocker_at(self._spec, pose.x + t * dx, pose.y + t * dy)
+                if hit is not None:
+                    self._collisions += 1
+                    what = "a wall" if hit.startswith("wall:") or hit == "outside" else "a piece of furniture"
+                    return Feedback(
+                        operation=name,
+                        success=False,
+                        reason=f"blocked by {what}; the agent did not move",
+                        state={"collided": True},
+                    )
+            self._pose = pose.model_copy(
+                update={"x": round(pose.x + dx, 6) + 0.0, "y": round(pose.y + dy, 6) + 0.0}
+            )
+            self._path_length += MOVE_STEP
+            return Feedback(operation=name, success=True)
+        if name in ("turn_left", "turn_right"):
+            sign = 1.0 if name == "turn_left" else -1.0
+            self._pose = pose.model_copy(update={"yaw": _wrap(pose.yaw + sign * TURN_STEP)})
+            return Feedback(operation=name, success=True)
+        if name in ("look_up", "look_down"):
+            sign = 1.0 if name == "look_up" else -1.0
+            pitch = pose.pitch + sign * LOOK_STEP
+            lo, hi = PITCH_RANGE
+            if not lo - 1e-6 <= pitch <= hi + 1e-6:
+                limit = hi if sign > 0 else lo
+                return Feedback(
+                    operation=name,
+                    success=False,
+                    reason=f"cannot tilt further (tilt stays within {lo:g}..{hi:g} degrees; now {limit:g})",
+                )
+            self._pose = pose.model_copy(update={"pitch": round(pitch, 6) + 0.0})
+            return Feedback(operation=name, success=True)
+        if name == "stop":
+            self._terminated = True
+            return Feedback(operation="stop", success=True, reason="episode ended by the agent")
+        legal = ", ".join(s.name for s in nav_action_specs())
+        return Feedback(
+            operation=name, success=False, reason=f"unknown action {name!r}; legal actions: {legal}"
+        )
+
+    def _observe(self) -> Observation:
+        assert self._sim is not None
+        frame = self._sim.render(self._pose)
+        self._frame_id += 1
+        if self._grader is not None:
+            self._grader.add_frame(
+                FrameInfo(
+                    frame_id=self._frame_id,
+                    pose=self._pose.model_copy(),
+                    segmentation=frame.segmentation,
+                    object_poses=self._poses,
+                    object_uids=self._sim.uid,
+                )
+            )
+            self._depths.append((frame.depth, self._pose.model_copy()))
+        obs = Observation(
+            image=Image.from_array(frame.rgb),
+            pose=self._pose.model_copy(),
+            frame_id=self._frame_id,
+            depth=frame.depth if self.privileged else None,
+            segmentation=frame.segmentation if self.privileged else None,
+            metadata={"steps_left": self.max_steps - self._steps},
+        )
+        self._last_obs = obs
+        return obs
+
+
+class HouseOracle:
+    """Privileged views of a house episode: truth, maps, distances, support. Never for agents."""
+
+    def __init__(self, env: HouseEnv) -> None:
+        self._env = env
+        self._seen: SeenMap | None = None
+        self._seen_frames = 0
+
+    @property
+    def spec(self) -> HouseSpec:
+        """The house (rooms, doorways, walls, items)."""
+        assert self._env._spec is not None
+        return self._env._spec
+
+    @property
+    def ground_truth(self) -> str | list[str] | None:
+        """The question's recorded ground truth."""
+        q = self._env._question
+        return q.ground_truth if q else None
+
+    @property
+    def target(self) -> tuple[float, float, float]:
+        """The question's target location (where its evidence is)."""
+        assert self._env._question is not None
+        x, y, z = self._env._question.metadata["target"]["position"]
+        return (float(x), float(y), float(z))
+
+    def occupancy(self) -> OccupancyGrid:
+        """The TRUE occupancy grid (navigable cells for the agent's body)."""
+        return self._env._grid_for()
+
+    def seen_map(self) -> SeenMap:
+        """The occupancy map of what this episode's frames have SEEN so far (from their depth)."""
+        if self._seen is None:
+            self._seen = SeenMap(centre=_centre(self.spec))
+        frames = self._env._depths
+        for depth, pose in frames[self._seen_frames :]:
+            self._seen.integrate(depth, pose, self._env.vfov)
+        self._seen_frames = len(frames)
+        return self._seen
+
+    def geodesic_distance(self, a: tuple[float, float], b: tuple[float, float]) -> float:
+        """Shortest walking distance (metres) between two points."""
+        return self.occupancy().geodesic_distance(a, b)
+
+    def shortest_path(self, a: tuple[float, float], b: tuple[float, float]) -> list[tuple[float, float]]:
+        """Waypoints of a shortest walk from ``a`` to ``b``."""
+        return self.occupancy().shortest_path(a, b)
+
+    def distance_to_target(self) -> float:
+        """Geodesic distance from the agent's current position to the target (d_T's term)."""
+        p = self._env._pose
+        x, y, _ = self.target
+        return self.geodesic_distance((p.x, p.y), (x, y))
+
+    @property
+    def path_length(self) -> float:
+        """Metres walked in this episode."""
+        return self._env.path_length
+
+    @property
+    def shortest_path_length(self) -> float:
+        """Shortest walk from the start to the target (E_path's ``l``)."""
+        assert self._env._question is not None
+        return float(self._env._question.metadata["shortest_path_m"])
+
+    def room_of_agent(self) -> str | None:
+        """The room the agent stands in."""
+        p = self._env._pose
+        return self.spec.room_at(p.x, p.y)
+
+    def visual_support(self, frame_ids: list[int]) -> float:
+        """Grade in {0, 0.5, 1}: are the decisive evidence pieces shown by these frames?"""
+        return self._grader().grade([f for f in frame_ids if f >= 0])
+
+    def support_report(self, frame_ids: list[int]) -> list[dict[str, object]]:
+        """Per evidence piece: label and whether the frames show it."""
+        return self._grader().report([f for f in frame_ids if f >= 0])
+
+    def segmentation(self, frame_id: int) -> Any:
+        """The body-id mask of a frame."""
+        return self._grader().frames[frame_id].segmentation
+
+    def body_uids(self) -> dict[str, int]:
+        """Body id (value in segmentation masks) of every named body."""
+        assert self._env._sim is not None
+        return dict(self._env._sim.uid)
+
+    def _grader(self) -> SupportGrader:
+        if self._env._grader is None:
+            raise EnvError("no episode yet; call reset() first")
+        return self._env._grader
+
+
+def _centre(spec: HouseSpec) -> tuple[float, float]:
+    x0, y0, x1, y1 = spec.bounds
+    return ((x0 + x1) / 2, (y0 + y1) / 2)

@@ -1,0 +1,427 @@
+"""House questions: EXPRESS-style open questions and ESI-style Cognitive Mapping questions.
+
+Every question is built for one freshly generated house, and the house is edited to make the
+drawn answer true (the colour is painted on, the objects are put in the room), so answers are
+balanced by construction: the answer of question ``index`` of a kind is the ``index``-th entry of
+that kind's answer list in a seeded order. A text-only agent therefore has nothing better than
+chance to go on. Each question records a reference answer, the target location (for d_T and
+E_path), the shortest-path length from the start to the target, and the decisive evidence as
+segmentation-mask pieces (the tabletop's :mod:`~eviseek.envs.tabletop.support` grader scores them).
+
+Kinds (family / subcategory, ours unless noted):
+
+- Open EQA (EXPRESS-Bench's kinds of question): ``attribute`` (colour of an object in a room),
+  ``location`` (which room holds an object), ``existence`` (is there an X in a room), ``counting``
+  (how many X in a room), ``relation`` (what stands on a piece of furniture in a room).
+- Cognitive Mapping (ESI-Bench's subcategories and answer formats: room names, ``|``-separated
+  room sequences): ``traversable_passage``, ``regional_boundary``, ``long_term_navigation``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from eviseek.envs.house.catalogue import COLORS, SMALL_OBJECTS
+from eviseek.envs.house.grid import OccupancyGrid
+from eviseek.envs.house.layout import generate_house, place_object, surfaces
+from eviseek.envs.house.spec import HouseSpec, ItemSpec
+from eviseek.envs.tabletop.support import AnyOf, ViewEvidence
+from eviseek.types import AnswerContract, Pose, Question
+
+ENV_ID = "eviseek/House-v0"
+GENERATOR_VERSION = 1
+OPEN_FAMILY = "Open EQA"
+MAPPING_FAMILY = "Cognitive Mapping"
+OBJECT_MIN_FRACTION = 0.3
+OBJECT_MIN_PIXELS = 40
+ROOM_MIN_PIXELS = 400
+"""A room counts as seen in a frame when its floor covers this many pixels (at 320x240)."""
+MAX_TRIES = 20
+
+
+@dataclass
+class Draft:
+    """A question before it becomes a :class:`Question` record."""
+
+    text: str
+    contract: AnswerContract
+    answer: str
+    target: tuple[float, float, float]
+    target_room: str
+    evidence: list[Any]
+    start_room: str | None = None
+    """Room the agent must start in (``None``: any room other than the target's)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Builder = Callable[[np.random.Generator, HouseSpec, int], Draft | None]
+
+
+def _pick(rng: np.random.Generator, values: list[Any]) -> Any:
+    return values[int(rng.integers(len(values)))]
+
+
+def _balanced(values: list[Any], kind: str, seed: int, index: int) -> Any:
+    """The ``index``-th value of a seeded permutation cycle: every value equally often."""
+    order = np.random.default_rng([seed, zlib.crc32(kind.encode()), 7]).permutation(len(values))
+    return values[int(order[index % len(values)])]
+
+
+def _object_piece(it: ItemSpec) -> ViewEvidence:
+    return ViewEvidence(
+        objects=[it.name],
+        min_fraction=OBJECT_MIN_FRACTION,
+        min_pixels=OBJECT_MIN_PIXELS,
+        label=f"the {it.category}",
+    )
+
+
+def _room_piece(*rooms: str) -> ViewEvidence:
+    return ViewEvidence(
+        objects=[f"floor:{r}" for r in rooms],
+        min_fraction=0.0,
+        min_pixels=ROOM_MIN_PIXELS,
+        label=" and ".join(rooms) + (" in one view" if len(rooms) > 1 else ""),
+    )
+
+
+def _remove(spec: HouseSpec, keep: Callable[[ItemSpec], bool]) -> None:
+    spec.items = [it for it in spec.items if keep(it)]
+
+
+def _rooms_with_surfaces(spec: HouseSpec) -> list[str]:
+    return [r.name for r in spec.rooms if surfaces(spec, r.name)]
+
+
+def _place_in_room(
+    rng: np.random.Generator, spec: HouseSpec, category: str, color: str, room: str
+) -> ItemSpec | None:
+    tops = surfaces(spec, room)
+    for _ in range(10):
+        obj = place_object(rng, spec, category, color, _pick(rng, tops))
+        if obj is not None:
+            spec.items.append(obj)
+            return obj
+    return None
+
+
+# ----------------------------------------------------------------------------- open questions
+
+
+def _attribute(rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0) -> Draft | None:
+    color = _balanced(list(COLORS), "attribute", seed, index)
+    room = _pick(rng, _rooms_with_surfaces(spec))
+    cat = _pick(rng, sorted(SMALL_OBJECTS))
+    _remove(spec, lambda it: it.category != cat)  # "the cup" must name one object
+    obj = _place_in_room(rng, spec, cat, color, room)
+    if obj is None:
+        return None
+    return Draft(
+        text=f"What colour is the {cat} in the {room}?",
+        contract=AnswerContract(
+            kind="option", options=list(COLORS), format_hint="Answer with a colour name."
+        ),
+        answer=color,
+        target=obj.position,
+        target_room=room,
+        evidence=[_object_piece(obj)],
+    )
+
+
+def _location(rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0) -> Draft | None:
+    rooms = _rooms_with_surfaces(spec)
+    room = _balanced(sorted(r.name for r in spec.rooms), "location", seed, index)
+    if room not in rooms:
+        return None
+    cat = _pick(rng, sorted(SMALL_OBJECTS))
+    color = _pick(rng, list(COLORS))
+    _remove(spec, lambda it: it.category != cat)
+    obj = _place_in_room(rng, spec, cat, color, room)
+    if obj is None:
+        return None
+    return Draft(
+        text=f"In which room is the {color} {cat}?",
+        contract=AnswerContract(
+            kind="option", options=sorted(r.name for r in spec.rooms), format_hint="Answer with a room name."
+        ),
+        answer=room,
+        target=obj.position,
+        target_room=room,
+        evidence=[_object_piece(obj)],
+    )
+
+
+def _existence(rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0) -> Draft | None:
+    yes = _balanced([True, False], "existence", seed, index)
+    room = _pick(rng, _rooms_with_surfaces(spec))
+    cat = _pick(rng, sorted(SMALL_OBJECTS))
+    _remove(spec, lambda it: not (it.category == cat and it.room == room))
+    tops = surfaces(spec, room)
+    if yes:
+        obj = _place_in_room(rng, spec, cat, _pick(rng, list(COLORS)), room)
+        if obj is None:
+            return None
+        target, evidence = obj.position, [_object_piece(obj)]
+    else:
+        top = tops[0]
+        target = top.position
+        # To know something is absent, every place it could stand must be seen.
+        evidence = [
+            ViewEvidence(
+                objects=[t.name], min_fraction=0.3, min_pixels=OBJECT_MIN_PIXELS, label=f"the {t.category}"
+            )
+            for t in tops
+        ]
+    return Draft(
+        text=f"Is there a {cat} in the {room}?",
+        contract=AnswerContract(kind="yes_no", options=["yes", "no"]),
+        answer="yes" if yes else "no",
+        target=target,
+        target_room=room,
+        evidence=evidence,
+    )
+
+
+def _counting(rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0) -> Draft | None:
+    n = _balanced([0, 1, 2, 3], "counting", seed, index)
+    room = _pick(rng, _rooms_with_surfaces(spec))
+    cat = _pick(rng, sorted(SMALL_OBJECTS))
+    _remove(spec, lambda it: not (it.category == cat and it.room == room))
+    placed = []
+    for _ in range(n):
+        obj = _place_in_room(rng, spec, cat, _pick(rng, list(COLORS)), room)
+        if obj is None:
+            return None
+        placed.append(obj)
+    tops = surfaces(spec, room)
+    evidence: list[Any] = [_object_piece(o) for o in placed]
+    if not placed:
+        evidence = [ViewEvidence(objects=[t.name], min_fraction=0.3, label=f"the {t.category}") for t in tops]
+    target = placed[0].position if placed else tops[0].position
+    return Draft(
+        text=f"How many {SMALL_OBJECTS[cat].plural} are there in the {room}?",
+        contract=AnswerContract(kind="integer", format_hint="Answer with a number."),
+        answer=str(n),
+        target=target,
+        target_room=room,
+        evidence=evidence,
+    )
+
+
+def _relation(rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0) -> Draft | None:
+    cat = _balanced(sorted(SMALL_OBJECTS), "relation", seed, index)
+    room = _pick(rng, _rooms_with_surfaces(spec))
+    top = _pick(rng, surfaces(spec, room))
+    _remove(spec, lambda it: it.on != top.name)
+    obj = place_object(rng, spec, cat, _pick(rng, list(COLORS)), top)
+    if obj is None:
+        return None
+    spec.items.append(obj)
+    return Draft(
+        text=f"What is standing on the {top.category} in the {room}?",
+        contract=AnswerContract(
+            kind="option", options=sorted(SMALL_OBJECTS), format_hint="Answer with the object's name."
+        ),
+        answer=cat,
+        target=top.position,
+        target_room=room,
+        evidence=[_object_piece(obj)],
+    )
+
+
+# ----------------------------------------------------------------------------- cognitive mapping
+
+
+def _traversable_passage(
+    rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0
+) -> Draft | None:
+    slot = _balanced([0, 1, 2, 3], "traversable_passage", seed, index)
+    room = _pick(rng, [r.name for r in spec.rooms])
+    near = spec.neighbours(room)
+    far = [r.name for r in spec.rooms if r.name != room and r.name not in near]
+    if not near or len(far) < 3:
+        return None
+    answer = _pick(rng, near)
+    wrong = [far[int(i)] for i in rng.permutation(len(far))[:3]]
+    options = [*wrong[:slot], answer, *wrong[slot:]]
+    door = next(d for d in spec.doors if set(d.rooms) == {room, answer})
+    return Draft(
+        text=f"Which of these rooms can you walk into directly from the {room}, through a doorway?",
+        contract=AnswerContract(kind="option", options=options, format_hint="Answer with a room name."),
+        answer=answer,
+        target=(door.centre[0], door.centre[1], 0.0),
+        target_room=answer,
+        evidence=[_room_piece(room, answer)],
+        start_room=room,
+    )
+
+
+BOUNDARY_OPTIONS = ["a doorway", "a solid wall", "they do not share a wall"]
+
+
+def _regional_boundary(
+    rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0
+) -> Draft | None:
+    want = _balanced(list(BOUNDARY_OPTIONS), "regional_boundary", seed, index)
+    walls = {(w.room, w.borders) for w in spec.walls if w.borders}
+    pairs = []
+    names = [r.name for r in spec.rooms]
+    for ra in names:
+        for rb in names:
+            if ra >= rb:
+                continue
+            has_door = rb in spec.neighbours(ra)
+            kind = BOUNDARY_OPTIONS[0 if has_door else 1 if (ra, rb) in walls else 2]
+            if kind == want:
+                pairs.append((ra, rb))
+    if not pairs:
+        return None
+    a, b = pairs[int(rng.integers(len(pairs)))]
+    if rng.random() < 0.5:
+        a, b = b, a
+    if want == BOUNDARY_OPTIONS[0]:
+        door = next(d for d in spec.doors if set(d.rooms) == {a, b})
+        target = (door.centre[0], door.centre[1], 0.0)
+        evidence: list[Any] = [_room_piece(a, b)]
+    elif want == BOUNDARY_OPTIONS[1]:
+        slabs = [w for w in spec.walls if w.room == a and w.borders == b]
+        x0, y0, x1, y1 = slabs[0].rect
+        target = ((x0 + x1) / 2, (y0 + y1) / 2, 0.0)
+        evidence = [
+            AnyOf(
+                options=[
+                    ViewEvidence(objects=[w.name], min_fraction=0.5, min_pixels=ROOM_MIN_PIXELS)
+                    for w in slabs
+                ],
+                label=f"the whole wall of the {a} that faces the {b}",
+            ),
+            _room_piece(b),
+        ]
+    else:
+        cx, cy = spec.room(b).centre
+        target = (cx, cy, 0.0)
+        evidence = [_room_piece(a), _room_piece(b)]
+    return Draft(
+        text=f"What lies between the {a} and the {b}?",
+        contract=AnswerContract(kind="option", options=list(BOUNDARY_OPTIONS)),
+        answer=want,
+        target=target,
+        target_room=b,
+        evidence=evidence,
+        start_room=a,
+    )
+
+
+def _long_term_navigation(
+    rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0
+) -> Draft | None:
+    grid = OccupancyGrid(spec)
+    start = _pick(rng, [r.name for r in spec.rooms])
+    goals = []
+    for r in spec.rooms:
+        if r.name == start:
+            continue
+        seq = grid.room_sequence(spec.room(start).centre, r.centre)
+        if len(seq) >= 3 and seq[0] == start and seq[-1] == r.name:
+            goals.append((r.name, seq))
+    if not goals:
+        return None
+    goal, seq = goals[int(rng.integers(len(goals)))]
+    cx, cy = spec.room(goal).centre
+    return Draft(
+        text=(
+            f"You are in the {start}. On the shortest walk from here to the {goal}, which rooms do you "
+            f"pass through, in order, from the {start} to the {goal}?"
+        ),
+        contract=AnswerContract(
+            kind="sequence",
+            options=sorted(r.name for r in spec.rooms),
+            format_hint=(
+                "Room names in order, separated by ' | ', starting and ending with the two rooms named."
+            ),
+        ),
+        answer=" | ".join(seq),
+        target=(cx, cy, 0.0),
+        target_room=goal,
+        evidence=[_room_piece(r) for r in seq],
+        start_room=start,
+        extra={"room_sequence": seq},
+    )
+
+
+KINDS: dict[str, tuple[str, str, Callable[..., Draft | None]]] = {
+    "attribute": (OPEN_FAMILY, "Object Attribute", _attribute),
+    "location": (OPEN_FAMILY, "Object Location", _location),
+    "existence": (OPEN_FAMILY, "Existence", _existence),
+    "counting": (OPEN_FAMILY, "Counting in a Room", _counting),
+    "relation": (OPEN_FAMILY, "Object Relation", _relation),
+    "traversable_passage": (MAPPING_FAMILY, "Traversable Passage", _traversable_passage),
+    "regional_boundary": (MAPPING_FAMILY, "Regional Boundary", _regional_boundary),
+    "long_term_navigation": (MAPPING_FAMILY, "Long-Term Navigation", _long_term_navigation),
+}
+"""slug -> (family, subcategory, builder)."""
+
+
+def _start_pose(rng: np.random.Generator, spec: HouseSpec, grid: OccupancyGrid, room: str) -> Pose:
+    x0, y0, x1, y1 = spec.room(room).rect
+    i0, j0 = grid.cell(x0, y0)
+    i1, j1 = grid.cell(x1, y1)
+    ii, jj = np.nonzero(grid.navigable[i0 : i1 + 1, j0 : j1 + 1])
+    k = int(rng.integers(ii.size))
+    x, y = grid.centre(int(ii[k]) + i0, int(jj[k]) + j0)
+    yaw = float(30 * int(rng.integers(12)))
+    yaw = yaw - 360.0 if yaw > 180 else yaw
+    return Pose(x=round(x, 3), y=round(y, 3), z=spec.camera_height, yaw=yaw, pitch=0.0)
+
+
+def build_question(slug: str, seed: int, index: int, *, n_rooms: int = 6) -> Question:
+    """Question ``index`` of kind ``slug`` for ``seed`` (deterministic)."""
+    if slug not in KINDS:
+        raise ValueError(f"unknown house question kind {slug!r}; kinds: {', '.join(KINDS)}")
+    family, subcategory, builder = KINDS[slug]
+    rng = np.random.default_rng([seed, zlib.crc32(slug.encode()), index])
+    for _ in range(MAX_TRIES):
+        spec = generate_house(rng, n_rooms=n_rooms)
+        draft = builder(rng, spec, index, seed=seed)
+        if draft is None:
+            continue
+        draft.target = (
+            round(float(draft.target[0]), 3),
+            round(float(draft.target[1]), 3),
+            round(float(draft.target[2]), 3),
+        )
+        grid = OccupancyGrid(spec)
+        others = [r.name for r in spec.rooms if r.name != draft.target_room]
+        start_room = draft.start_room or _pick(rng, others)
+        spec.start = _start_pose(rng, spec, grid, start_room)
+        shortest = grid.geodesic_distance((spec.start.x, spec.start.y), draft.target[:2])
+        if not np.isfinite(shortest):
+            continue
+        return Question(
+            id=f"house-{slug}-s{seed}-{index:04d}",
+            text=draft.text,
+            contract=draft.contract,
+            family=family,
+            subcategory=subcategory,
+            ground_truth=draft.answer,
+            env_id=ENV_ID,
+            scene=spec.model_dump(mode="json"),
+            metadata={
+                "slug": slug,
+                "reference_answer": draft.answer,
+                "target": {"position": list(draft.target), "room": draft.target_room},
+                "start_room": start_room,
+                "shortest_path_m": round(float(shortest), 3),
+                "evidence": [e.model_dump(mode="json") for e in draft.evidence],
+                "generator_version": GENERATOR_VERSION,
+                **draft.extra,
+            },
+        )
+    raise RuntimeError(
+        f"could not build a {slug} question for seed {seed}, index {index} in {MAX_TRIES} houses"
+    )

@@ -1,0 +1,133 @@
+"""The house environment: navigation primitives, collisions, budget, support and the oracle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from eviseek.envs.house import HouseEnv
+from eviseek.envs.house.grid import blocker_at
+from eviseek.envs.tabletop import PrivilegedAccessError
+from eviseek.types import Action, Pose
+from tests.envs.house.conftest import hand_question, two_rooms
+
+
+@pytest.fixture
+def env() -> Iterator[HouseEnv]:
+    e = HouseEnv(width=160, height=120)
+    yield e
+    e.close()
+
+
+def _do(env: HouseEnv, *names: str) -> None:
+    for n in names:
+        env.step(Action(name=n))
+
+
+def test_primitives_move_by_their_step_sizes(env: HouseEnv) -> None:
+    env.reset(options={"question": hand_question(two_rooms())})
+    res = env.step(Action(name="move_forward"))
+    assert res.feedback.success and env.pose.x == pytest.approx(1.25) and env.path_length == 0.25
+    _do(env, "turn_left")
+    assert env.pose.yaw == 30.0
+    _do(env, "turn_right", "turn_right")
+    assert env.pose.yaw == -30.0
+    _do(env, "look_down", "look_down")
+    assert env.pose.pitch == -60.0
+    res = env.step(Action(name="look_down"))
+    assert not res.feedback.success and "tilt" in res.feedback.reason and env.pose.pitch == -60.0
+    assert [s.name for s in env.legal_actions()] == [
+        "move_forward",
+        "turn_left",
+        "turn_right",
+        "look_up",
+        "look_down",
+        "stop",
+    ]
+
+
+def test_walking_into_a_wall_fails_and_never_passes_through(env: HouseEnv) -> None:
+    start = Pose(x=1.0, y=0.8, z=1.5, yaw=0.0, pitch=0.0)  # facing the shared wall, beside the door
+    env.reset(options={"question": hand_question(two_rooms(start))})
+    blocked = 0
+    for _ in range(20):
+        res = env.step(Action(name="move_forward"))
+        if not res.feedback.success:
+            blocked += 1
+            assert res.feedback.state["collided"] is True and "wall" in res.feedback.reason
+        assert blocker_at(env.oracle.spec, env.pose.x, env.pose.y) is None
+    # 11 steps reach x = 3.75 (the slab starts at 3.95, the body is 0.2 m wide); the rest bump.
+    assert blocked == 9 and env.pose.x == pytest.approx(3.75)
+    assert env.path_length == pytest.approx(0.25 * (20 - blocked))
+    assert res.info["collisions"] == blocked
+
+
+def test_furniture_blocks_too(env: HouseEnv) -> None:
+    start = Pose(x=5.0, y=2.0, z=1.5, yaw=0.0, pitch=0.0)  # in the bedroom, facing the desk
+    env.reset(options={"question": hand_question(two_rooms(start))})
+    for _ in range(8):
+        res = env.step(Action(name="move_forward"))
+    assert not res.feedback.success and "furniture" in res.feedback.reason
+    assert env.pose.x < 6.1 - 0.2 + 1e-6
+
+
+def test_budget_truncates_and_stop_terminates() -> None:
+    env = HouseEnv(width=64, height=48, max_steps=3)
+    try:
+        env.reset(options={"question": hand_question(two_rooms())})
+        _do(env, "turn_left", "turn_left")
+        res = env.step(Action(name="turn_left"))
+        assert res.truncated and not res.terminated
+        after = env.step(Action(name="turn_left"))
+        assert not after.feedback.success and "over" in after.feedback.reason
+        env.reset(options={"question": hand_question(two_rooms())})
+        res = env.step(Action(name="stop"))
+        assert res.terminated and not res.truncated
+    finally:
+        env.close()
+
+
+def test_support_needs_the_cup_in_view_and_distance_to_target_shrinks(env: HouseEnv) -> None:
+    env.reset(options={"question": hand_question(two_rooms())})
+    oracle = env.oracle
+    assert env.visual_support([0]) == 0.0  # from the kitchen, through the doorway, too far and small
+    d0 = oracle.distance_to_target()
+    _do(env, *["move_forward"] * 16)  # along y = 2 through the doorway to x = 5.0
+    _do(env, "look_down")
+    assert oracle.room_of_agent() == "bedroom"
+    assert oracle.distance_to_target() < d0 - 3.5
+    assert env.visual_support([env.steps_taken]) == 1.0
+    seg = oracle.segmentation(env.steps_taken)
+    assert (seg == oracle.body_uids()["cup_1"]).sum() >= 40
+    assert oracle.path_length == pytest.approx(4.0)
+
+
+def test_seen_map_grows_and_has_frontiers(env: HouseEnv) -> None:
+    env.reset(options={"question": hand_question(two_rooms())})
+    first = env.oracle.seen_map().known_fraction()
+    _do(env, "turn_left", "turn_left", "turn_left", "turn_left", "turn_left", "turn_left")
+    seen = env.oracle.seen_map()
+    assert seen.known_fraction() > first > 0.0
+    assert seen.frontiers()
+    # What was seen agrees with the truth: the kitchen's far wall is occupied, its middle is free.
+    from eviseek.envs.house.seen import FREE, OCCUPIED
+
+    assert seen.cells[seen.cell(2.0, 2.0)] == FREE
+    assert seen.cells[seen.cell(1.0, 3.98)] == OCCUPIED or seen.cells[seen.cell(1.0, 3.92)] == OCCUPIED
+
+
+def test_unprivileged_env_hides_the_oracle() -> None:
+    env = HouseEnv(width=64, height=48, privileged=False)
+    try:
+        obs, _ = env.reset(options={"question": hand_question(two_rooms())})
+        assert obs.depth is None and obs.segmentation is None
+        with pytest.raises(PrivilegedAccessError):
+            _ = env.oracle
+    finally:
+        env.close()
+
+
+def test_reset_without_a_question_generates_one(env: HouseEnv) -> None:
+    obs, info = env.reset(seed=3)
+    assert info["question_id"].startswith("house-") and obs.image.array().shape == (120, 160, 3)
