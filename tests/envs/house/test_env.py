@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import pytest
@@ -131,3 +132,24 @@ def test_unprivileged_env_hides_the_oracle() -> None:
 def test_reset_without_a_question_generates_one(env: HouseEnv) -> None:
     obs, info = env.reset(seed=3)
     assert info["question_id"].startswith("house-") and obs.image.array().shape == (120, 160, 3)
+
+
+@pytest.mark.parametrize("pitch", [0.0, -30.0])
+def test_range_scan_measures_level_distances(pitch: float) -> None:
+    from eviseek.envs.house.env import SCAN_RAYS, range_scan
+
+    env = HouseEnv(width=160, height=120)
+    try:
+        start = Pose(x=2.0, y=2.0, z=1.5, yaw=90.0, pitch=pitch)  # facing the kitchen's north wall
+        obs, _ = env.reset(options={"question": hand_question(two_rooms(start))})
+        scan = obs.metadata["range_scan"]
+        assert len(scan["ranges"]) == SCAN_RAYS
+        mid = scan["ranges"][SCAN_RAYS // 2]
+        assert mid == pytest.approx(4.0 - 0.05 - 2.0, abs=0.05)  # the wall slab's face at y = 3.95
+        # The left edge ray, fov/2 to the left of +y, hits the same wall farther away.
+        edge = scan["ranges"][0]
+        expect = 1.95 / math.cos(math.radians(scan["fov_deg"] / 2))
+        assert edge == pytest.approx(min(expect, scan["max_range"]), rel=0.05)
+        assert obs.depth is not None and range_scan(obs.depth, -60.0, 90.0) is None
+    finally:
+        env.close()

@@ -40,6 +40,9 @@ LOOK_STEP = 30.0
 PITCH_RANGE = (-60.0, 30.0)
 """Tilt limits in degrees (ours: two looks down, one up, from level)."""
 _COLLISION_SAMPLES = 5
+SCAN_RAYS = 41
+SCAN_MAX_RANGE = 6.0
+"""Metres; a range scan reports this for rays that hit nothing nearer (ours)."""
 
 NAV_ACTIONS: tuple[str, ...] = ("move_forward", "turn_left", "turn_right", "look_up", "look_down")
 _NAV_SPECS = [
@@ -350,8 +353,38 @@ class HouseEnv:
             segmentation=frame.segmentation if self.privileged else None,
             metadata={"steps_left": self.max_steps - self._steps},
         )
+        scan = range_scan(frame.depth, self._pose.pitch, self._sim.spec.hfov)
+        if scan is not None:
+            obs.metadata["range_scan"] = scan
         self._last_obs = obs
         return obs
+
+
+def range_scan(depth: np.ndarray, pitch: float, hfov: float) -> dict[str, Any] | None:
+    """A horizontal slice of a depth frame: distances along level rays, left edge to right edge.
+
+    What a depth camera sees at its own height, as ``{"ranges", "fov_deg", "max_range"}`` with
+    rays evenly spaced in angle (the frontier agent's ``RangeScan``). The level row of pixels is
+    found from the tilt; when it is out of the frame (a steep tilt) there is no scan.
+    """
+    h, w = depth.shape
+    f = (w / 2.0) / math.tan(math.radians(hfov) / 2.0)
+    cp = math.cos(math.radians(pitch))
+    v = round(h / 2.0 + f * math.tan(math.radians(pitch)) - 0.5)
+    if not 0 <= v < h:
+        return None
+    # A level ray at heading offset a leaves the image at x = tan(a) / cos(pitch) (in focal units).
+    half = math.degrees(math.atan((w / 2.0 - 0.5) / f * cp))
+    angles = np.radians(np.linspace(half, -half, SCAN_RAYS))
+    x = np.tan(angles) / cp
+    u = np.clip(np.round(w / 2.0 + f * x - 0.5).astype(int), 0, w - 1)
+    ranges = depth[v, u].astype(float) * np.sqrt(1.0 / cp**2 + x**2)
+    ranges = np.minimum(ranges, SCAN_MAX_RANGE)
+    return {
+        "ranges": [round(float(r), 3) for r in ranges],
+        "fov_deg": round(2 * half, 3),
+        "max_range": SCAN_MAX_RANGE,
+    }
 
 
 class HouseOracle:
