@@ -20,7 +20,7 @@ from eviseek.eval.judge import (
     label_size,
     load_support_grades,
     number_image,
-    parse_reply,
+    parse_judge_reply,
     prepare_images,
     resolve_grade,
 )
@@ -58,15 +58,15 @@ def test_resolve_grade_breaks_ties_downward(value, expected) -> None:
 
 
 def test_parse_reply_reads_json_in_fences_and_reports_problems() -> None:
-    assert parse_reply('```json\n{"reason": "cube visible in 2", "grade": 1}\n```') == (
+    assert parse_judge_reply('```json\n{"reason": "cube visible in 2", "grade": 1}\n```') == (
         1.0,
         "cube visible in 2",
         None,
     )
-    assert parse_reply('Sure. {"reason": "r", "grade": "0.5-1"} done')[0] == 0.5
-    assert parse_reply('{"reason": "the cube is vis')[2] is not None
-    assert "no 'grade'" in (parse_reply('{"reason": "x"}')[2] or "")
-    assert "not 1, 0.5 or 0" in (parse_reply('{"reason": "x", "grade": 3}')[2] or "")
+    assert parse_judge_reply('Sure. {"reason": "r", "grade": "0.5-1"} done')[0] == 0.5
+    assert parse_judge_reply('{"reason": "the cube is vis')[2] is not None
+    assert "no 'grade'" in (parse_judge_reply('{"reason": "x"}')[2] or "")
+    assert "not 1, 0.5 or 0" in (parse_judge_reply('{"reason": "x", "grade": 3}')[2] or "")
 
 
 def test_fit_image_shrinks_to_the_box_and_never_enlarges() -> None:

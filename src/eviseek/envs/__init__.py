@@ -3,13 +3,13 @@
 Built-in ids are registered here without importing their heavy dependencies.
 """
 
-from eviseek.envs.base import AsyncEnv, Env, SupportGrader, ThreadedEnv, as_async, question_from_options
+from eviseek.envs.base import AsyncEnv, Env, SupportGradingEnv, ThreadedEnv, as_async, question_from_options
 from eviseek.envs.registry import make, register, registered
 
 __all__ = [
     "AsyncEnv",
     "Env",
-    "SupportGrader",
+    "SupportGradingEnv",
     "ThreadedEnv",
     "as_async",
     "make",

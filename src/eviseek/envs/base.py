@@ -42,7 +42,7 @@ class Env(Protocol):
 
 
 @runtime_checkable
-class SupportGrader(Protocol):
+class SupportGradingEnv(Protocol):
     """An environment that can grade how well a set of its frames shows the decisive evidence."""
 
     def visual_support(self, frame_ids: list[int]) -> float:

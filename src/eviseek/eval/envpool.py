@@ -45,7 +45,7 @@ class LeasedEnv(AsyncEnv, Protocol):
     supports_visual_support: bool
 
     async def visual_support(self, frame_ids: list[int]) -> float:
-        """Forwarded :meth:`~eviseek.envs.SupportGrader.visual_support`."""
+        """Forwarded :meth:`~eviseek.envs.SupportGradingEnv.visual_support`."""
         ...
 
 
@@ -80,7 +80,7 @@ def question_env_id(question: Question) -> str:
 
 
 def supports_support(env: object) -> bool:
-    """Whether ``env`` implements :class:`~eviseek.envs.SupportGrader` (a proxy such as
+    """Whether ``env`` implements :class:`~eviseek.envs.SupportGradingEnv` (a proxy such as
     :class:`~eviseek.envs.remote.RemoteEnv` says so in ``supports_visual_support``)."""
     declared = getattr(env, "supports_visual_support", None)
     if declared is not None:

@@ -277,7 +277,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def parse_reply(text: str) -> tuple[float | None, str, str | None]:
+def parse_judge_reply(text: str) -> tuple[float | None, str, str | None]:
     """(grade, reason, problem). ``problem`` says why no grade could be read, else ``None``."""
     obj = _json_object(text)
     if obj is None:
@@ -352,7 +352,7 @@ class SupportJudge:
             grade.attempts = attempt
             grade.outputs.append(completion.text)
             grade.usage = grade.usage + call.usage
-            value, reason, problem = parse_reply(completion.text)
+            value, reason, problem = parse_judge_reply(completion.text)
             if value is not None and completion.finish_reason != "length":
                 grade.grade, grade.reason = value, reason
                 return grade

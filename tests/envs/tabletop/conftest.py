@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from eviseek.envs.tabletop import SceneSpec, TabletopEnv, get_family
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import make_board, make_object
 from eviseek.types import AnswerContract, Pose, Question
 
 
@@ -36,9 +36,9 @@ def hand_question(
 
 def occlusion_scene() -> SceneSpec:
     """A red cube 0.1 m straight behind a tall gray board, seen head-on along +x from x=-0.6."""
-    board = c.board("gray_board", "gray", (0.0, 0.0), (0.02, 0.2, 0.2), 0.0)
-    cube = c.make_object("cube", "red", (0.1, 0.0), 0.06, role="target")
-    other = c.make_object("ball", "blue", (0.0, 0.3), 0.05)
+    board = make_board("gray_board", "gray", (0.0, 0.0), (0.02, 0.2, 0.2), 0.0)
+    cube = make_object("cube", "red", (0.1, 0.0), 0.06, role="target")
+    other = make_object("ball", "blue", (0.0, 0.3), 0.05)
     return SceneSpec(objects=[board, cube, other], camera=Pose(x=-0.6, y=0.0, z=0.08, yaw=0.0, pitch=0.0))
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from eviseek.envs.tabletop import ObjectSpec, SceneSpec
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import make_object
 from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.sim import TabletopSim
 
@@ -32,10 +32,10 @@ def _container(name: str, inner: float, xy: tuple[float, float]) -> ObjectSpec:
 @pytest.fixture
 def world() -> Iterator[tuple[TabletopSim, Manipulator, list[str]]]:
     objs = [
-        c.make_object("cube", "red", (-0.2, 0.0), 0.06),
-        c.make_object("cube", "blue", (0.0, 0.0), 0.08),
-        c.make_object("ball", "green", (0.2, 0.0), 0.07),
-        c.make_object("cube", "yellow", (0.0, 0.25), 0.05),
+        make_object("cube", "red", (-0.2, 0.0), 0.06),
+        make_object("cube", "blue", (0.0, 0.0), 0.08),
+        make_object("ball", "green", (0.2, 0.0), 0.07),
+        make_object("cube", "yellow", (0.0, 0.25), 0.05),
         _container("gray_box", 0.07, (0.3, 0.25)),
     ]
     sim = TabletopSim(SceneSpec(objects=objs), width=64, height=48)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eviseek.envs.tabletop import SceneSpec, TabletopEnv
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import make_object
 from eviseek.envs.tabletop.support import ActionEvent, FrameInfo, OutcomeEvidence, SupportGrader
 from eviseek.types import Action, Pose
 
@@ -42,9 +42,9 @@ def test_a_partly_covered_object_is_measured_against_its_unoccluded_area(env: Ta
 
 def test_layout_pieces_give_half_from_the_side_and_one_from_above(env: TabletopEnv) -> None:
     objs = [
-        c.make_object("cube", "red", (-0.2, 0.0), 0.06),
-        c.make_object("cone", "blue", (0.0, 0.1), 0.06),
-        c.make_object("cylinder", "green", (0.2, 0.0), 0.06),
+        make_object("cube", "red", (-0.2, 0.0), 0.06),
+        make_object("cone", "blue", (0.0, 0.1), 0.06),
+        make_object("cylinder", "green", (0.2, 0.0), 0.06),
     ]
     scene = SceneSpec(objects=objs, camera=Pose(x=0.0, y=-0.8, z=0.15, yaw=90.0, pitch=-15.0))
     meta = {"objects": [o.name for o in objs]}
@@ -72,8 +72,8 @@ def test_outcome_evidence_needs_a_frame_after_the_action() -> None:
 
     scene = SceneSpec(
         objects=[
-            c.make_object("cube", "red", (0.0, 0.0), 0.06),
-            c.make_object("cube", "blue", (0.2, 0.0), 0.06),
+            make_object("cube", "red", (0.0, 0.0), 0.06),
+            make_object("cube", "blue", (0.2, 0.0), 0.06),
         ],
         camera=Pose(x=-0.6, y=0.1, z=0.3, yaw=-10.0, pitch=-15.0),
     )

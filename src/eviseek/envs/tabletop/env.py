@@ -37,7 +37,7 @@ class PrivilegedAccessError(EnvError):
 
 
 class TabletopEnv:
-    """The tabletop benchmark environment (implements ``Env`` and ``SupportGrader``)."""
+    """The tabletop benchmark environment (implements ``Env`` and ``SupportGradingEnv``)."""
 
     env_id: str = ENV_ID
 

@@ -12,7 +12,7 @@ from eviseek.envs.tabletop.env import TabletopEnv
 from eviseek.types import Question
 
 
-class SupportRow(BaseModel):
+class InitialSupportRow(BaseModel):
     """One subcategory's first-view support statistics."""
 
     subcategory: str
@@ -24,7 +24,7 @@ class SupportRow(BaseModel):
 
 def initial_support_table(
     questions: list[Question], *, width: int = 320, height: int = 240
-) -> list[SupportRow]:
+) -> list[InitialSupportRow]:
     """First-view support per subcategory, in the order subcategories first appear."""
     env = TabletopEnv(width=width, height=height)
     grades: dict[str, list[float]] = {}
@@ -35,7 +35,7 @@ def initial_support_table(
     finally:
         env.close()
     return [
-        SupportRow(
+        InitialSupportRow(
             subcategory=sub,
             n=len(g),
             full_share=sum(x == 1.0 for x in g) / len(g),

@@ -347,7 +347,7 @@ def _seek(req: Request) -> dict[str, Any]:
     if navigate.is_navigation(offered):
         name, args, why = navigate.nav_intent(req.task, view, memory, req.trail, remaining)
         return policy.Intent(name, dict(args), reasoning=why).reply()
-    pose = policy.Pose.from_metadata(req.meta.get("pose"))
+    pose = policy.PoseEstimate.from_metadata(req.meta.get("pose"))
     pose.pitch_floor = any("pitch>=-90" in m for m in memory + req.trail)
     routine = policy.routine_of_goal(str(subtask.get("goal", "")), req.task)
     return policy.seek_intent(routine, req.task, view, pose, offered, memory, remaining, specs).reply()

@@ -77,7 +77,7 @@ def routine_of_goal(goal: str, task: Task) -> str:
 
 
 @dataclass
-class Pose:
+class PoseEstimate:
     """A relative pose estimate: metres and degrees from the start (the agent's own axes)."""
 
     x: float = 0.0
@@ -89,7 +89,7 @@ class Pose:
     """A downward tilt was refused at the limit: the camera already looks straight down."""
 
     @classmethod
-    def from_metadata(cls, data: dict[str, Any] | None) -> Pose:
+    def from_metadata(cls, data: dict[str, Any] | None) -> PoseEstimate:
         """Read the pose estimate an agent put in its request."""
         data = data or {}
 
@@ -106,9 +106,9 @@ class Replay:
     actions: list[str] = field(default_factory=list)
     clamped: list[bool] = field(default_factory=list)
 
-    def pose(self) -> Pose:
+    def pose(self) -> PoseEstimate:
         """Dead-reckon the actions (the same arithmetic a person would do with the step sizes)."""
-        p = Pose()
+        p = PoseEstimate()
         for name, clamp in zip(self.actions, self.clamped, strict=False):
             if name == "move_up" and not clamp:
                 p.z += MOVE_M
@@ -132,7 +132,7 @@ class Replay:
         return sum(1 for a in self.actions if a == name)
 
 
-def looking_down(pose: Pose, start_steep: bool = False) -> bool:
+def looking_down(pose: PoseEstimate, start_steep: bool = False) -> bool:
     """Whether the camera should now look straight down (six tilts, or a refused tilt)."""
     return pose.pitch_floor or pose.pitch <= -90.0 + 1e-6 or (start_steep and pose.pitch <= -60.0)
 
@@ -166,7 +166,7 @@ def seek_intent(
     routine: str,
     task: Task,
     view: View,
-    pose: Pose,
+    pose: PoseEstimate,
     offered: list[str],
     memory: list[str],
     remaining: int,
@@ -202,7 +202,7 @@ def seek_intent(
     return Intent("DONE", reasoning="the scan is done")
 
 
-def _overhead_intent(task: Task, view: View, pose: Pose, offered: list[str], tried: int) -> Intent:
+def _overhead_intent(task: Task, view: View, pose: PoseEstimate, offered: list[str], tried: int) -> Intent:
     target = _target_text(task)
     if pose.z < RISE_TARGET_M - 1e-6 or not looking_down(pose):
         if "RISE_TOPDOWN" not in offered:
@@ -303,7 +303,7 @@ def _around_intent(task: Task, view: View, offered: list[str], tried: int, memor
     return Intent("DONE", reasoning="no better view of the object within reach")
 
 
-def _tilted_intent(task: Task, view: View, pose: Pose, offered: list[str], tried: int) -> Intent:
+def _tilted_intent(task: Task, view: View, pose: PoseEstimate, offered: list[str], tried: int) -> Intent:
     target = _target_text(task)
     if tried == 0:
         if view.steep:
@@ -498,7 +498,7 @@ def next_atomic(
 
 
 def _overhead_atomic(
-    task: Task, view: View, replay: Replay, pose: Pose, legal: list[str]
+    task: Task, view: View, replay: Replay, pose: PoseEstimate, legal: list[str]
 ) -> tuple[str | None, str]:
     if pose.z < RISE_TARGET_M - 1e-6 and "move_up" in legal:
         return "move_up", "rise for a view from above"

@@ -92,7 +92,7 @@ def make_object(
     )
 
 
-def board(
+def make_board(
     name: str,
     color: str,
     xy: tuple[float, float],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import r6
 from eviseek.envs.tabletop.scene import ObjectSpec, rounded, yaw_quat
 
 
@@ -27,7 +27,7 @@ def container(
         category=category,
         color=color,
         size=rounded(size),  # type: ignore[arg-type]
-        position=(c.r6(xy[0]), c.r6(xy[1]), c.r6(size[2] / 2)),
+        position=(r6(xy[0]), r6(xy[1]), r6(size[2] / 2)),
         orientation=yaw_quat(yaw),
         mass=mass,
         wall=wall,

@@ -31,7 +31,18 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_board,
+    make_object,
+    option_contract,
+    orbit_pose,
+    pick,
+    r6,
+    scatter,
+    unit,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.manipulation import PLACE_OFFSET, Manipulator
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneChange, SceneSpec, rounded, yaw_quat
@@ -61,7 +72,7 @@ def pile_poses(
     return out
 
 
-class Family(TaskFamily):
+class ActionOrderInferenceFamily(TaskFamily):
     """Action Order Inference."""
 
     family = "Action Sequencing"
@@ -69,20 +80,20 @@ class Family(TaskFamily):
     slug = "action_order_inference"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 5)
+        cols = colors(rng, 5)
         heading = float(rng.uniform(0, 360))  # the camera looks along this direction
-        fwd = c.unit(heading)
+        fwd = unit(heading)
         board_xy = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
         plat_xy = board_xy + fwd * float(rng.uniform(0.1, 0.12))
-        fixture = c.pick(rng, ["white", "gray", "black"])
-        plat_color = c.pick(rng, [k for k in ("white", "gray", "black") if k != fixture])
+        fixture = pick(rng, ["white", "gray", "black"])
+        plat_color = pick(rng, [k for k in ("white", "gray", "black") if k != fixture])
         platform = ObjectSpec(
             name=f"{plat_color}_platform",
             shape="box",
             category="platform",
             color=plat_color,
             size=(0.11, 0.11, PLATFORM_H),
-            position=(c.r6(plat_xy[0]), c.r6(plat_xy[1]), PLATFORM_H / 2),
+            position=(r6(plat_xy[0]), r6(plat_xy[1]), PLATFORM_H / 2),
             orientation=yaw_quat(heading),
             mass=0.0,
             role="platform",
@@ -90,8 +101,8 @@ class Family(TaskFamily):
         )
 
         def stackable(col: str, xy: tuple[float, float], role: str) -> ObjectSpec:
-            cat = c.pick(rng, ["cube", "cylinder"])
-            return c.make_object(
+            cat = pick(rng, ["cube", "cylinder"])
+            return make_object(
                 cat, col, xy, float(rng.uniform(0.04, 0.05)), yaw=float(rng.uniform(0, 90)), role=role
             )
 
@@ -100,16 +111,16 @@ class Family(TaskFamily):
         if has_resident:
             resident = stackable(cols[3], (float(plat_xy[0]), float(plat_xy[1])), "resident")
             resident = resident.model_copy(
-                update={"position": (*resident.position[:2], c.r6(PLATFORM_H + resident.size[2] / 2))}
+                update={"position": (*resident.position[:2], r6(PLATFORM_H + resident.size[2] / 2))}
             )
         placed = [
             ((float(board_xy[0]), float(board_xy[1])), 0.13),
             ((float(plat_xy[0]), float(plat_xy[1])), 0.1),
         ]
-        spots = c.scatter(rng, [0.045] * 4, placed=placed, gap=0.07, region=(-0.5, 0.5, -0.38, 0.38))
+        spots = scatter(rng, [0.045] * 4, placed=placed, gap=0.07, region=(-0.5, 0.5, -0.38, 0.38))
         moved = [stackable(col, xy, "moved") for col, xy in zip(cols[:3], spots[:3], strict=True)]
-        distractor = c.make_object(
-            c.pick(rng, ["ball", "cone", "pyramid", "cube"]),
+        distractor = make_object(
+            pick(rng, ["ball", "cone", "pyramid", "cube"]),
             cols[4],
             spots[3],
             float(rng.uniform(0.045, 0.055)),
@@ -123,22 +134,22 @@ class Family(TaskFamily):
             for o, p in zip(moved, finals, strict=True)
         ]
         pile_h = base_top + sum(o.size[2] for o in moved)
-        board = c.board(
+        board = make_board(
             f"{fixture}_board",
             fixture,
             (float(board_xy[0]), float(board_xy[1])),
             (0.02, float(rng.uniform(0.2, 0.22)), pile_h + 0.02),
             heading,
         )
-        reference = c.orbit_pose((0.0, 0.0, 0.0), heading + float(rng.choice([-90.0, 90.0])), 60.0, 1.1)
-        camera = c.orbit_pose(
+        reference = orbit_pose((0.0, 0.0, 0.0), heading + float(rng.choice([-90.0, 90.0])), 60.0, 1.1)
+        camera = orbit_pose(
             (float(board_xy[0]), float(board_xy[1]), 0.06),
             heading + 180 + float(rng.uniform(-5, 5)),
             float(rng.uniform(4, 8)),
             float(rng.uniform(0.6, 0.7)),
         )
         order = [o.name for o in moved]  # the order they were moved in
-        kind = str(c.pick(rng, list(KINDS)))
+        kind = str(pick(rng, list(KINDS)))
         contract: AnswerContract
         if kind == "order":
             listed = [order[int(i)] for i in rng.permutation(3)]
@@ -158,7 +169,7 @@ class Family(TaskFamily):
                 "After the reference image was taken, three objects were moved one at a time. "
                 f"Which object was moved {kind}?"
             )
-            contract = c.option_contract(options, "Answer with the object's name.")
+            contract = option_contract(options, "Answer with the object's name.")
         objs = [board, platform, *below, *moved, distractor]
         return TaskDraft(
             scene=SceneSpec(objects=objs, camera=camera, reference_cameras=[reference], changes=changes),
@@ -168,7 +179,7 @@ class Family(TaskFamily):
                 "Compare the table with the reference image: find which objects left their places "
                 "and where they went. Objects put on a pile later sit higher up, and something may "
                 "have been on the pile before. Look at the pile from the side, not only from above, "
-                "so that every layer shows; look behind the board. " + c.CAMERA_GUIDANCE
+                "so that every layer shows; look behind the board. " + CAMERA_GUIDANCE
             ),
             metadata={
                 "kind": kind,

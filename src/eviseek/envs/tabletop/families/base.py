@@ -1,7 +1,8 @@
 """The :class:`TaskFamily` interface: what one subcategory of the tabletop benchmark must provide.
 
-A family is one module under ``eviseek/envs/tabletop/families/`` exposing ``Family``, a subclass
-of :class:`TaskFamily`. It is discovered automatically (see ``families/__init__.py``); adding a
+A family is one module under ``eviseek/envs/tabletop/families/`` defining one concrete subclass
+of :class:`TaskFamily` named after its subcategory (``linear_alignment`` defines
+``LinearAlignmentFamily``). It is discovered automatically (see ``families/__init__.py``); adding a
 subcategory needs no edit anywhere else. A family:
 
 1. ``generate(rng)`` draws a scene and question text (a :class:`TaskDraft`) from a numpy

@@ -29,7 +29,16 @@ from typing import Any
 import numpy as np
 
 from eviseek.envs.tabletop.colors import OBJECT_COLORS
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    orbit_pose,
+    pick,
+    r6,
+    unit,
+    yes_no_contract,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec, object_name, rounded, yaw_quat
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
@@ -131,7 +140,7 @@ class Grid:
         self.yaw = yaw
         self.cell = cell
         self.n = n
-        self.ex, self.ey = c.unit(yaw), c.unit(yaw + 90)
+        self.ex, self.ey = unit(yaw), unit(yaw + 90)
 
     @classmethod
     def from_metadata(cls, grid: dict[str, Any]) -> Grid:
@@ -169,9 +178,9 @@ class Grid:
     def metadata(self) -> dict[str, Any]:
         """JSON form for ``Question.metadata``."""
         return {
-            "centre": [c.r6(self.centre[0]), c.r6(self.centre[1])],
-            "yaw": c.r6(self.yaw),
-            "cell": c.r6(self.cell),
+            "centre": [r6(self.centre[0]), r6(self.centre[1])],
+            "yaw": r6(self.yaw),
+            "cell": r6(self.cell),
             "n": self.n,
         }
 
@@ -185,7 +194,7 @@ def _static_box(
         category=category,
         color=color,
         size=rounded(size),  # type: ignore[arg-type]
-        position=(c.r6(xy[0]), c.r6(xy[1]), c.r6(size[2] / 2)),
+        position=(r6(xy[0]), r6(xy[1]), r6(size[2] / 2)),
         orientation=yaw_quat(yaw),
         mass=0.0,
         role=category,
@@ -240,7 +249,7 @@ def reachable(world: World, start: str, goal: str, walls: list[str], grid: Grid)
     return False
 
 
-class Family(TaskFamily):
+class ConnectivityFamily(TaskFamily):
     """Connectivity."""
 
     family = "Cognitive Mapping"
@@ -278,10 +287,10 @@ class Family(TaskFamily):
         ra, rb = pairs[int(rng.integers(len(pairs)))]
         if rng.integers(2):
             ra, rb = rb, ra
-        cols = c.colors(rng, 3)
-        mat_color = c.pick(rng, [k for k in OBJECT_COLORS if k not in cols])
-        wall_color = c.pick(rng, ["white", "gray", "black"])
-        cats = c.pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 3)
+        cols = colors(rng, 3)
+        mat_color = pick(rng, [k for k in OBJECT_COLORS if k not in cols])
+        wall_color = pick(rng, ["white", "gray", "black"])
+        cats = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 3)
 
         objs: list[ObjectSpec] = []
         walls: dict[Edge | str, str] = {}
@@ -322,7 +331,7 @@ class Family(TaskFamily):
             jitter = rng.uniform(-0.02, 0.02, size=2)
             xy = grid.world(u + float(jitter[0]), v + float(jitter[1]))
             markers.append(
-                c.make_object(
+                make_object(
                     cat, col, (float(xy[0]), float(xy[1])), float(rng.uniform(0.055, 0.065)), yaw=grid.yaw
                 )
             )
@@ -347,7 +356,7 @@ class Family(TaskFamily):
             decisive = fa if len(fa) <= len(fb) else fb
 
         az = grid.yaw + 90.0 * int(rng.integers(4)) + float(rng.uniform(-20, 20))
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(grid.centre[0]), float(grid.centre[1]), 0.03),
             az,
             float(rng.uniform(10, 16)),
@@ -360,13 +369,13 @@ class Family(TaskFamily):
                 f"Walls divide part of the table into rooms. Can you get from the {an} to the {bn} "
                 "by moving along the table through doorways only, without crossing any wall?"
             ),
-            contract=c.yes_no_contract(),
+            contract=yes_no_contract(),
             guidance=(
                 f"Doorways are gaps in the walls, each marked by a flat {mat_color} mat on the floor. "
                 "From low down the near walls hide the rest of the layout: rise above the walls "
                 "(move_up) and look down (turn_down) until you see every room, find the room of "
                 "each object, and trace a route through the doorways. Answer no only if every "
-                "route is blocked by walls. " + c.CAMERA_GUIDANCE
+                "route is blocked by walls. " + CAMERA_GUIDANCE
             ),
             metadata={
                 "objects": [a, b],
@@ -402,4 +411,4 @@ class Family(TaskFamily):
         return pieces
 
 
-__all__ = ["Family", "Grid", "cells_of", "components", "inner_edges", "reachable", "route"]
+__all__ = ["ConnectivityFamily", "Grid", "cells_of", "components", "inner_edges", "reachable", "route"]

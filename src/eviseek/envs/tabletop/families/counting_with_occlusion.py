@@ -20,7 +20,16 @@ from typing import Any
 import numpy as np
 
 from eviseek.envs.tabletop.colors import PALETTE
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_board,
+    make_object,
+    orbit_pose,
+    pick,
+    scatter,
+    unit,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.families.partial_occlusion import built_category
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
@@ -65,13 +74,13 @@ def distractors(
     out = []
     for i in range(k):
         if i % 2 == 0:
-            cat, col = shape, c.pick(rng, [x for x in c.colors(rng, 3) if x != color])
+            cat, col = shape, pick(rng, [x for x in colors(rng, 3) if x != color])
         else:
-            cat, col = c.pick(rng, [s for s in SHAPES if s != shape]), color
-        (xy,) = c.scatter(rng, [0.04], placed=placed, gap=0.05, region=region)
+            cat, col = pick(rng, [s for s in SHAPES if s != shape]), color
+        (xy,) = scatter(rng, [0.04], placed=placed, gap=0.05, region=region)
         placed.append((xy, 0.04))
         out.append(
-            c.make_object(
+            make_object(
                 cat, col, xy, float(rng.uniform(0.045, 0.06)), name=f"{col}_{cat}_d{i}", role="distractor"
             )
         )
@@ -102,7 +111,7 @@ class CountScene:
         """Stand the next target at ``xy``, its size drawn from [0.045, ``max_scale``) m."""
         name = f"{self.color}_{self.shape}_{len(self.targets)}"
         self.objects.append(
-            c.make_object(
+            make_object(
                 self.shape, self.color, xy, float(rng.uniform(0.045, max_scale)), name=name, role="target"
             )
         )
@@ -119,7 +128,7 @@ class CountScene:
             scene=SceneSpec(objects=self.objects, camera=camera),
             text=f"How many {self.color} {PLURAL[self.shape]} are {text}",
             contract=count_contract(),
-            guidance=guidance + " " + c.CAMERA_GUIDANCE,
+            guidance=guidance + " " + CAMERA_GUIDANCE,
             metadata={"targets": self.targets, "category": self.shape, "color": self.color},
         )
 
@@ -134,7 +143,7 @@ class CountingFamily(TaskFamily):
         return [ViewEvidence(objects=[t], label=f"{t} visible") for t in metadata["targets"]]
 
 
-class Family(CountingFamily):
+class CountingWithOcclusionFamily(CountingFamily):
     """Counting with Occlusion."""
 
     family = "Enumerative Perception"
@@ -142,11 +151,11 @@ class Family(CountingFamily):
     slug = "counting_with_occlusion"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        shape = c.pick(rng, SHAPES)
-        color = c.colors(rng, 1)[0]
+        shape = pick(rng, SHAPES)
+        color = colors(rng, 1)[0]
         n = int(rng.integers(2, 7))
         heading = float(rng.uniform(0, 360))
-        fwd, side = c.unit(heading), c.unit(heading + 90)
+        fwd, side = unit(heading), unit(heading + 90)
         centre = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
         eye_xy = centre - fwd * 0.85
         scene = CountScene(shape, color)
@@ -156,8 +165,8 @@ class Family(CountingFamily):
             lat = (b - (n_boards - 1) / 2) * 0.3 + float(rng.uniform(-0.04, 0.04))
             depth = float(rng.uniform(-0.15, 0.05))
             bxy = centre + side * lat + fwd * depth
-            col = c.pick(rng, ["white", "gray", "black"])
-            board = c.board(
+            col = pick(rng, ["white", "gray", "black"])
+            board = make_board(
                 f"{col}_board_{b}",
                 col,
                 (float(bxy[0]), float(bxy[1])),
@@ -173,10 +182,10 @@ class Family(CountingFamily):
                 scene.add_target(rng, (float(txy[0]), float(txy[1])), 0.055)
         region = (-0.6, 0.6, -0.42, 0.42)
         while len(scene.targets) < n:
-            (xy,) = c.scatter(rng, [0.04], placed=scene.placed, gap=0.05, region=region)
+            (xy,) = scatter(rng, [0.04], placed=scene.placed, gap=0.05, region=region)
             scene.add_target(rng, xy, 0.055)
         scene.add_distractors(rng, region)
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(centre[0]), float(centre[1]), 0.03), heading + 180, float(rng.uniform(8, 13)), 0.85
         )
         return scene.draft(

@@ -20,14 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    option_contract,
+    pick,
+    r6,
+    scatter_distractors,
+    unit,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import AnyOf, Evidence, ViewEvidence
 from eviseek.types import Pose
 
 
-class Family(TaskFamily):
+class DimensionalSizeFamily(TaskFamily):
     """Dimensional Size."""
 
     family = "Metric Comparison"
@@ -36,34 +45,34 @@ class Family(TaskFamily):
     manipulations = ("pick_up", "put_back")
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cat = c.pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"])
-        cols = c.colors(rng, 4)
+        cat = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"])
+        cols = colors(rng, 4)
         small = float(rng.uniform(0.045, 0.06))
         ratio = float(rng.uniform(1.2, 1.4))
         heading = float(rng.uniform(0, 360))
-        eye = np.array([rng.uniform(-0.15, 0.15), rng.uniform(-0.1, 0.1)]) - c.unit(heading) * 0.55
+        eye = np.array([rng.uniform(-0.15, 0.15), rng.uniform(-0.1, 0.1)]) - unit(heading) * 0.55
         near_d = float(rng.uniform(0.38, 0.48))
         far_d = near_d * ratio * float(rng.uniform(1.0, 1.15))
         spread = float(rng.uniform(7, 11))
         side = float(rng.choice([-1.0, 1.0]))
-        near_xy = eye + c.unit(heading + side * spread) * near_d
-        far_xy = eye + c.unit(heading - side * spread) * far_d
-        small_obj = c.make_object(cat, cols[0], (float(near_xy[0]), float(near_xy[1])), small, role="target")
-        large_obj = c.make_object(
+        near_xy = eye + unit(heading + side * spread) * near_d
+        far_xy = eye + unit(heading - side * spread) * far_d
+        small_obj = make_object(cat, cols[0], (float(near_xy[0]), float(near_xy[1])), small, role="target")
+        large_obj = make_object(
             cat, cols[1], (float(far_xy[0]), float(far_xy[1])), small * ratio, role="target"
         )
         placed = [((float(p[0]), float(p[1])), 0.08) for p in (near_xy, far_xy)]
         others = [x for x in ["cube", "cylinder", "ball", "cone", "pyramid"] if x != cat]
-        extras = c.scatter_distractors(
+        extras = scatter_distractors(
             rng, cols[2:], others, placed, radius=0.05, gap=0.06, scale=(0.045, 0.07)
         )
         height = float(rng.uniform(0.12, 0.2))
         pitch = -math.degrees(math.atan2(height, (near_d + far_d) / 2))
         camera = Pose(
-            x=c.r6(eye[0]),
-            y=c.r6(eye[1]),
-            z=c.r6(height),
-            yaw=c.r6((heading + 180.0) % 360.0 - 180.0),
+            x=r6(eye[0]),
+            y=r6(eye[1]),
+            z=r6(height),
+            yaw=r6((heading + 180.0) % 360.0 - 180.0),
             pitch=15.0 * round(pitch / 15.0),
         )
         names = [small_obj.name, large_obj.name]
@@ -73,11 +82,11 @@ class Family(TaskFamily):
         return TaskDraft(
             scene=SceneSpec(objects=[small_obj, large_obj, *extras], camera=camera),
             text=f"Which is larger: the {a} or the {b}?",
-            contract=c.option_contract(names, "Answer with the object's name."),
+            contract=option_contract(names, "Answer with the object's name."),
             guidance=(
                 "Objects farther away look smaller. Compare the two from a viewpoint where they are "
                 "at about the same distance from you (move sideways until they are side by side), or "
-                "from above. pick_up lifts an object; put_back returns it. " + c.CAMERA_GUIDANCE
+                "from above. pick_up lifts an object; put_back returns it. " + CAMERA_GUIDANCE
             ),
             metadata={"objects": names, "larger": large_obj.name},
         )

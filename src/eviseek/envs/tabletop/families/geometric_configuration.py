@@ -19,7 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    option_contract,
+    orbit_pose,
+    pick,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.families.linear_alignment import layout_evidence
 from eviseek.envs.tabletop.scene import SceneSpec
@@ -55,7 +62,7 @@ def triangle(sides: tuple[float, float, float]) -> np.ndarray:
     return pts - pts.mean(axis=0)
 
 
-class Family(TaskFamily):
+class GeometricConfigurationFamily(TaskFamily):
     """Geometric Configuration."""
 
     family = "Spatial Relations"
@@ -63,7 +70,7 @@ class Family(TaskFamily):
     slug = "geometric_configuration"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        kind = c.pick(rng, OPTIONS)
+        kind = pick(rng, OPTIONS)
         leg = float(rng.uniform(0.24, 0.32))
         if kind == "equilateral":
             sides = [leg, leg, leg]
@@ -79,10 +86,10 @@ class Family(TaskFamily):
         r = np.array([[math.cos(rot), -math.sin(rot)], [math.sin(rot), math.cos(rot)]])
         centre = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
         pts = pts @ r.T + centre
-        cats = c.pick(rng, ["cube", "cylinder", "cone", "pyramid", "ball"], 3)
-        cols = c.colors(rng, 3)
+        cats = pick(rng, ["cube", "cylinder", "cone", "pyramid", "ball"], 3)
+        cols = colors(rng, 3)
         objs = [
-            c.make_object(
+            make_object(
                 cat,
                 col,
                 (float(p[0]), float(p[1])),
@@ -91,7 +98,7 @@ class Family(TaskFamily):
             )
             for cat, col, p in zip(cats, cols, pts, strict=True)
         ]
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(centre[0]), float(centre[1]), 0.03),
             float(rng.uniform(0, 360)),
             float(rng.uniform(9, 15)),
@@ -105,7 +112,7 @@ class Family(TaskFamily):
                 f"Do the {a}, the {b} and the {d} form an equilateral triangle, an isosceles triangle "
                 "or a random triangle on the table?"
             ),
-            contract=c.option_contract(
+            contract=option_contract(
                 OPTIONS,
                 "equilateral: all three distances equal; isosceles: exactly two equal; "
                 "random triangle: all three clearly different.",
@@ -114,7 +121,7 @@ class Family(TaskFamily):
                 "Perspective stretches and shrinks distances seen from a low angle. Compare the "
                 "distances between the objects' centres from a view looking down on the table "
                 "(move_up, then turn_down), and confirm from a second viewpoint. Treat small "
-                "differences as equal. " + c.CAMERA_GUIDANCE
+                "differences as equal. " + CAMERA_GUIDANCE
             ),
             metadata={"objects": names, "kind": kind},
         )

@@ -20,7 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    orbit_pose,
+    r6,
+    unit,
+    yes_no_contract,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec, rounded, yaw_quat
 from eviseek.envs.tabletop.support import Evidence, OutcomeEvidence
@@ -60,7 +68,7 @@ def put_on_slope(world: World, obj: str, ramp: str) -> Feedback:
     )
 
 
-class Family(TaskFamily):
+class InclinedPlaneFamily(TaskFamily):
     """Inclined Plane."""
 
     family = "Physical Dynamics"
@@ -70,7 +78,7 @@ class Family(TaskFamily):
     hide_from_first_view = False  # the evidence is an outcome; no first view can show it
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 2)
+        cols = colors(rng, 2)
         angle = float(rng.uniform(15, 35))
         length = 0.3
         height = length * math.tan(math.radians(angle))
@@ -82,7 +90,7 @@ class Family(TaskFamily):
             category="ramp",
             color=cols[0],
             size=rounded((length, 0.16, height)),  # type: ignore[arg-type]
-            position=(c.r6(ramp_xy[0]), c.r6(ramp_xy[1]), c.r6(height / 2)),
+            position=(r6(ramp_xy[0]), r6(ramp_xy[1]), r6(height / 2)),
             orientation=yaw_quat(yaw),
             mass=0.0,
             friction=1.0,
@@ -92,8 +100,8 @@ class Family(TaskFamily):
         stays = bool(rng.integers(2))
         tan = math.tan(math.radians(angle))
         friction = tan * (float(rng.uniform(1.3, 1.6)) if stays else float(rng.uniform(0.3, 0.7)))
-        cube_xy = ramp_xy + c.unit(yaw + 90) * 0.2
-        cube = c.make_object(
+        cube_xy = ramp_xy + unit(yaw + 90) * 0.2
+        cube = make_object(
             "cube",
             cols[1],
             (float(cube_xy[0]), float(cube_xy[1])),
@@ -102,7 +110,7 @@ class Family(TaskFamily):
             friction=round(friction, 4),
             role="target",
         )
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(ramp_xy[0]), float(ramp_xy[1]), 0.05),
             yaw + 90 + float(rng.uniform(20, 60)),
             float(rng.uniform(12, 20)),
@@ -112,11 +120,11 @@ class Family(TaskFamily):
         return TaskDraft(
             scene=SceneSpec(objects=[ramp, cube], camera=camera),
             text=f"If the {cn} is set down on the slope of the {rn}, will it stay still without sliding?",
-            contract=c.yes_no_contract(),
+            contract=yes_no_contract(),
             guidance=(
                 "Whether an object slides depends on friction, which cannot be seen. Test it: "
                 "put_on_slope(object) sets the object on the middle of the slope and lets it go; "
-                "watch what it does. put_back returns it. " + c.CAMERA_GUIDANCE
+                "watch what it does. put_back returns it. " + CAMERA_GUIDANCE
             ),
             metadata={
                 "object": cube.name,

@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    orbit_pose,
+    pick,
+    unit,
+    yes_no_contract,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
@@ -43,7 +51,7 @@ def offset_from_line(a: np.ndarray, m: np.ndarray, b: np.ndarray) -> float:
     return float(abs(d[0] * (m - a)[1] - d[1] * (m - a)[0]) / (np.linalg.norm(d) + 1e-12))
 
 
-class Family(TaskFamily):
+class LinearAlignmentFamily(TaskFamily):
     """Linear Alignment."""
 
     family = "Spatial Relations"
@@ -51,17 +59,17 @@ class Family(TaskFamily):
     slug = "linear_alignment"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cats = c.pick(rng, ["cube", "cylinder", "cone", "pyramid"], 3)
-        cols = c.colors(rng, 3)
+        cats = pick(rng, ["cube", "cylinder", "cone", "pyramid"], 3)
+        cols = colors(rng, 3)
         theta = float(rng.uniform(0, 180))
-        u, n = c.unit(theta), c.unit(theta + 90)
+        u, n = unit(theta), unit(theta + 90)
         centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         s1, s2 = float(rng.uniform(0.17, 0.26)), float(rng.uniform(0.17, 0.26))
         aligned = bool(rng.integers(2))
         off = 0.0 if aligned else float(rng.uniform(0.07, 0.14)) * float(rng.choice([-1.0, 1.0]))
         pts = [centre - u * s1, centre + n * off, centre + u * s2]
         objs = [
-            c.make_object(
+            make_object(
                 cat,
                 col,
                 (float(p[0]), float(p[1])),
@@ -74,7 +82,7 @@ class Family(TaskFamily):
         # Look along the line's normal from a low elevation: the offset lies in depth.
         side = float(rng.choice([-1.0, 1.0]))
         az = theta + 90 + (180 if side < 0 else 0) + float(rng.uniform(-8, 8))
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(centre[0]), float(centre[1]), 0.03),
             az,
             float(rng.uniform(9, 16)),
@@ -85,12 +93,12 @@ class Family(TaskFamily):
         return TaskDraft(
             scene=SceneSpec(objects=objs, camera=camera),
             text=f"Are the {a}, the {m} and the {b} arranged in a straight line on the table?",
-            contract=c.yes_no_contract(),
+            contract=yes_no_contract(),
             guidance=(
                 "Parallax can make three objects look lined up from one side when they are not. "
                 "Judge the layout from a view that looks down on the table (move_up, then turn_down) "
                 "and check from more than one direction. Answer yes only if the middle object lies on "
-                "the line joining the other two. " + c.CAMERA_GUIDANCE
+                "the line joining the other two. " + CAMERA_GUIDANCE
             ),
             metadata={"objects": names, "aligned": aligned},
         )
@@ -103,4 +111,4 @@ class Family(TaskFamily):
         return layout_evidence(list(metadata["objects"]))
 
 
-__all__ = ["Family", "layout_evidence", "offset_from_line"]
+__all__ = ["LinearAlignmentFamily", "layout_evidence", "offset_from_line"]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import CAMERA_GUIDANCE, colors, orbit_pose, unit, yes_no_contract
 from eviseek.envs.tabletop.families._physical import container
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import SceneSpec
@@ -65,7 +65,7 @@ def pour(world: World, source: str, target: str) -> Feedback:
     )
 
 
-class Family(TaskFamily):
+class LiquidVolumeFamily(TaskFamily):
     """Liquid Volume."""
 
     family = "Physical Structure"
@@ -73,7 +73,7 @@ class Family(TaskFamily):
     slug = "liquid_volume"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 2)
+        cols = colors(rng, 2)
         # The source's build is drawn first and its water fixed; the target's depth is then solved
         # for so that the water is 70-88% (fits) or 115-140% (overflows) of the target's capacity.
         tall_fp = float(rng.uniform(0.045, 0.06))
@@ -93,7 +93,7 @@ class Family(TaskFamily):
             fp = float(np.clip(np.sqrt(capacity * 1e-6 / rng.uniform(0.1, 0.15)), 0.045, 0.08))
         dst_inner = (fp, fp, capacity * 1e-6 / (fp * fp))
         heading = float(rng.uniform(0, 360))
-        fwd, side = c.unit(heading), c.unit(heading + 90)
+        fwd, side = unit(heading), unit(heading + 90)
         centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         depth = float(rng.uniform(0.15, 0.25)) * float(rng.choice([-1.0, 1.0]))
         s_xy = centre + fwd * depth / 2 + side * 0.1
@@ -118,7 +118,7 @@ class Family(TaskFamily):
             category=dst_cat,
             yaw=heading,
         )
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(centre[0]), float(centre[1]), 0.05),
             heading + 180,
             float(rng.uniform(6, 12)),
@@ -128,11 +128,11 @@ class Family(TaskFamily):
         return TaskDraft(
             scene=SceneSpec(objects=[src, dst], camera=camera),
             text=f"If all the water in the {sn} is poured into the {dn}, will the {dn} overflow?",
-            contract=c.yes_no_contract(),
+            contract=yes_no_contract(),
             guidance=(
                 "A tall narrow container and a wide shallow one are hard to compare by eye. Compare "
                 "their inner sizes side by side and from above, or test it: pour(object, target) pours "
-                "the water and reports whether any spilled. " + c.CAMERA_GUIDANCE
+                "the water and reports whether any spilled. " + CAMERA_GUIDANCE
             ),
             metadata={
                 "source": src.name,

@@ -18,7 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_board,
+    make_object,
+    option_contract,
+    orbit_pose,
+    pick,
+    scatter_distractors,
+    unit,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
@@ -44,7 +54,7 @@ def built_category(world: World, name: str) -> str:
     raise ValueError(f"unexpected geometry type {geom} for {name}")
 
 
-class Family(TaskFamily):
+class PartialOcclusionFamily(TaskFamily):
     """Partial Occlusion."""
 
     family = "Perceptual Grounding"
@@ -52,16 +62,16 @@ class Family(TaskFamily):
     slug = "partial_occlusion"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 3)
-        shape = c.pick(rng, SHAPES)
+        cols = colors(rng, 3)
+        shape = pick(rng, SHAPES)
         scale = float(rng.uniform(0.055, 0.07))
         heading = float(rng.uniform(0, 360))  # the camera looks along this direction
-        fwd, side = c.unit(heading), c.unit(heading + 90)
+        fwd, side = unit(heading), unit(heading + 90)
         board_xy = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         board_w = float(rng.uniform(0.16, 0.2))
         height = float(rng.uniform(1.5, 1.9)) * scale * 1.4
-        occluder_color = c.pick(rng, ["white", "gray", "black"])
-        occ = c.board(
+        occluder_color = pick(rng, ["white", "gray", "black"])
+        occ = make_board(
             f"{occluder_color}_board",
             occluder_color,
             (float(board_xy[0]), float(board_xy[1])),
@@ -72,7 +82,7 @@ class Family(TaskFamily):
         sign = float(rng.choice([-1.0, 1.0]))
         lateral = board_w / 2 + scale * (sliver - 0.5)
         t_xy = board_xy + fwd * (0.01 + scale / 2 + float(rng.uniform(0.06, 0.1))) + side * sign * lateral
-        target = c.make_object(
+        target = make_object(
             shape,
             cols[0],
             (float(t_xy[0]), float(t_xy[1])),
@@ -84,16 +94,16 @@ class Family(TaskFamily):
             ((float(board_xy[0]), float(board_xy[1])), board_w / 2 + 0.02),
             ((float(t_xy[0]), float(t_xy[1])), 0.06),
         ]
-        extras = c.scatter_distractors(
+        extras = scatter_distractors(
             rng, cols[1:], SHAPES, placed, radius=0.05, gap=0.08, scale=(0.045, 0.065)
         )
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(board_xy[0]), float(board_xy[1]), height / 2),
             heading + 180 + float(rng.uniform(-3, 3)),
             float(rng.uniform(3, 8)),
             float(rng.uniform(0.5, 0.65)),
         )
-        options = [shape, *c.pick(rng, [s for s in SHAPES if s != shape], 2)]
+        options = [shape, *pick(rng, [s for s in SHAPES if s != shape], 2)]
         options = [options[int(i)] for i in rng.permutation(3)]
         return TaskDraft(
             scene=SceneSpec(objects=[occ, target, *extras], camera=camera),
@@ -101,11 +111,11 @@ class Family(TaskFamily):
                 f"What shape is the {cols[0]} object that is partly hidden behind the "
                 f"{occ.name.replace('_', ' ')}?"
             ),
-            contract=c.option_contract(options, "Answer with the shape's name."),
+            contract=option_contract(options, "Answer with the shape's name."),
             guidance=(
                 "Only a sliver of the object shows past the board's edge. Move sideways past the "
                 "edge and turn back towards it, or rise above the board and look down, until the "
-                "whole object is in view. " + c.CAMERA_GUIDANCE
+                "whole object is in view. " + CAMERA_GUIDANCE
             ),
             metadata={"target": target.name, "occluder": occ.name},
         )

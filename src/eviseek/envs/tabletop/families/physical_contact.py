@@ -19,7 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    orbit_pose,
+    pick,
+    r6,
+    scatter,
+    unit,
+    yes_no_contract,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec, object_name, rounded, yaw_quat
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
@@ -38,7 +48,7 @@ def _block(
         category=category,
         color=color,
         size=rounded(size),  # type: ignore[arg-type]
-        position=(c.r6(xy[0]), c.r6(xy[1]), c.r6(size[2] / 2)),
+        position=(r6(xy[0]), r6(xy[1]), r6(size[2] / 2)),
         orientation=yaw_quat(yaw),
         mass=0.3,
         friction=0.8,
@@ -55,7 +65,7 @@ def _dims(rng: np.random.Generator, category: str) -> tuple[float, float, float]
     return (d, d, float(rng.uniform(0.07, 0.1)))
 
 
-class Family(TaskFamily):
+class PhysicalContactFamily(TaskFamily):
     """Physical Contact."""
 
     family = "Spatial Relations"
@@ -63,8 +73,8 @@ class Family(TaskFamily):
     slug = "physical_contact"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 4)
-        cat_a, cat_b = c.pick(rng, ["cube", "block", "cylinder"]), c.pick(rng, ["cube", "block", "cylinder"])
+        cols = colors(rng, 4)
+        cat_a, cat_b = pick(rng, ["cube", "block", "cylinder"]), pick(rng, ["cube", "block", "cylinder"])
         size_a, size_b = _dims(rng, cat_a), _dims(rng, cat_b)
         # The nearer object is at least as tall as the far one so it hides the meeting line.
         if size_b[2] > size_a[2]:
@@ -72,7 +82,7 @@ class Family(TaskFamily):
         touching = bool(rng.integers(2))
         gap = 0.0 if touching else float(rng.uniform(0.015, 0.04))
         heading = float(rng.uniform(0, 360))  # direction the camera looks in
-        axis = c.unit(heading)
+        axis = unit(heading)
         centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         pos_a = centre
         pos_b = centre + axis * (size_a[0] / 2 + size_b[0] / 2 + gap)
@@ -81,12 +91,12 @@ class Family(TaskFamily):
         placed = [((float(p[0]), float(p[1])), 0.12) for p in (pos_a, pos_b)]
         extras = []
         for col in cols[2:]:
-            cat = c.pick(rng, ["ball", "cone", "pyramid"])
-            (xy,) = c.scatter(rng, [0.05], placed=placed, gap=0.08)
+            cat = pick(rng, ["ball", "cone", "pyramid"])
+            (xy,) = scatter(rng, [0.05], placed=placed, gap=0.08)
             placed.append((xy, 0.05))
-            extras.append(c.make_object(cat, col, xy, float(rng.uniform(0.045, 0.06)), role="distractor"))
+            extras.append(make_object(cat, col, xy, float(rng.uniform(0.045, 0.06)), role="distractor"))
         mid = (pos_a + pos_b) / 2
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(mid[0]), float(mid[1]), 0.04),
             heading + 180 + float(rng.uniform(-4, 4)),
             float(rng.uniform(12, 20)),
@@ -96,11 +106,11 @@ class Family(TaskFamily):
         return TaskDraft(
             scene=SceneSpec(objects=[a, b, *extras], camera=camera),
             text=f"Are the {an} and the {bn} touching each other?",
-            contract=c.yes_no_contract(),
+            contract=yes_no_contract(),
             guidance=(
                 "One object can hide the gap between two others. Look across the place where they "
                 "meet: move sideways and turn back towards them, or look down from above. Answer yes "
-                "only for physical contact and no only when you can see a gap. " + c.CAMERA_GUIDANCE
+                "only for physical contact and no only when you can see a gap. " + CAMERA_GUIDANCE
             ),
             metadata={"objects": [a.name, b.name], "axis": [float(axis[0]), float(axis[1]), 0.0], "gap": gap},
         )

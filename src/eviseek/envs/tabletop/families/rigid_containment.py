@@ -21,14 +21,23 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    orbit_pose,
+    pick,
+    scatter_distractors,
+    unit,
+    yes_no_contract,
+)
 from eviseek.envs.tabletop.families._physical import container
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import AnyOf, Evidence, OutcomeEvidence, ViewEvidence
 
 
-class Family(TaskFamily):
+class RigidContainmentFamily(TaskFamily):
     """Rigid Containment."""
 
     family = "Physical Structure"
@@ -37,13 +46,13 @@ class Family(TaskFamily):
     manipulations = ("pick_up", "put_inside", "place_on_table", "put_back")
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 4)
-        cat = c.pick(rng, ["cube", "ball", "cylinder"])
+        cols = colors(rng, 4)
+        cat = pick(rng, ["cube", "ball", "cylinder"])
         inner_w = float(rng.uniform(0.07, 0.09))
         fits = bool(rng.integers(2))
         ratio = float(rng.uniform(0.8, 0.92)) if fits else float(rng.uniform(1.08, 1.25))
         heading = float(rng.uniform(0, 360))
-        fwd, side = c.unit(heading), c.unit(heading + 90)
+        fwd, side = unit(heading), unit(heading + 90)
         centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         # One of the two stands 0.2-0.3 m nearer the camera than the other.
         depth = float(rng.uniform(0.2, 0.3)) * float(rng.choice([-1.0, 1.0]))
@@ -56,14 +65,14 @@ class Family(TaskFamily):
             (inner_w, inner_w, 0.07),
             yaw=heading,
         )
-        obj = c.make_object(
+        obj = make_object(
             cat, cols[1], (float(obj_xy[0]), float(obj_xy[1])), inner_w * ratio, yaw=heading, role="target"
         )
         placed = [((float(bin_xy[0]), float(bin_xy[1])), 0.09), ((float(obj_xy[0]), float(obj_xy[1])), 0.08)]
-        extras = c.scatter_distractors(
+        extras = scatter_distractors(
             rng, cols[2:], ["cone", "pyramid"], placed, radius=0.04, gap=0.06, scale=0.05
         )
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(centre[0]), float(centre[1]), 0.04),
             heading + 180,
             float(rng.uniform(8, 14)),
@@ -73,12 +82,12 @@ class Family(TaskFamily):
         return TaskDraft(
             scene=SceneSpec(objects=[box, obj, *extras], camera=camera),
             text=f"Does the {on} fit inside the {bn}?",
-            contract=c.yes_no_contract(),
+            contract=yes_no_contract(),
             guidance=(
                 "Sizes are hard to compare when one object is nearer to you. Compare the object with "
                 "the bin's opening from a view where both are at the same distance, looking down into "
                 "the bin, or test it: put_inside(object, target) drops the object into the bin and "
-                "reports whether it ended inside; put_back returns it. " + c.CAMERA_GUIDANCE
+                "reports whether it ended inside; put_back returns it. " + CAMERA_GUIDANCE
             ),
             metadata={"object": obj.name, "container": box.name, "fits_by_design": fits},
         )

@@ -18,14 +18,22 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    option_contract,
+    orbit_pose,
+    pick,
+    unit,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.families.linear_alignment import layout_evidence
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import Evidence
 
 
-class Family(TaskFamily):
+class SpatialDistanceFamily(TaskFamily):
     """Spatial Distance."""
 
     family = "Metric Comparison"
@@ -33,23 +41,23 @@ class Family(TaskFamily):
     slug = "spatial_distance"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cats = c.pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 3)
-        cols = c.colors(rng, 3)
+        cats = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 3)
+        cols = colors(rng, 3)
         heading = float(rng.uniform(0, 360))
-        fwd, side = c.unit(heading), c.unit(heading + 90)
+        fwd, side = unit(heading), unit(heading + 90)
         ref_xy = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         near_d = float(rng.uniform(0.14, 0.2))
         far_d = near_d * float(rng.uniform(1.3, 1.6))
         near_xy = ref_xy + side * near_d * float(rng.choice([-1.0, 1.0]))
         far_xy = ref_xy + fwd * far_d * float(rng.choice([-1.0, 1.0]))
-        ref = c.make_object(cats[0], cols[0], (float(ref_xy[0]), float(ref_xy[1])), 0.07, role="reference")
-        near = c.make_object(
+        ref = make_object(cats[0], cols[0], (float(ref_xy[0]), float(ref_xy[1])), 0.07, role="reference")
+        near = make_object(
             cats[1], cols[1], (float(near_xy[0]), float(near_xy[1])), float(rng.uniform(0.06, 0.075))
         )
-        far = c.make_object(
+        far = make_object(
             cats[2], cols[2], (float(far_xy[0]), float(far_xy[1])), float(rng.uniform(0.06, 0.075))
         )
-        camera = c.orbit_pose(
+        camera = orbit_pose(
             (float(ref_xy[0]), float(ref_xy[1]), 0.03),
             heading + 180 + float(rng.uniform(-5, 5)),
             float(rng.uniform(8, 14)),
@@ -62,11 +70,11 @@ class Family(TaskFamily):
         return TaskDraft(
             scene=SceneSpec(objects=[ref, near, far], camera=camera),
             text=f"Which object is closer to the {r}: the {a} or the {b}?",
-            contract=c.option_contract(cands, "Answer with the object's name."),
+            contract=option_contract(cands, "Answer with the object's name."),
             guidance=(
                 "Distances along your line of sight look shorter than distances across it. Compare "
                 "the two distances from above (move_up, then turn_down) or from a viewpoint at right "
-                "angles to the first. " + c.CAMERA_GUIDANCE
+                "angles to the first. " + CAMERA_GUIDANCE
             ),
             metadata={"reference": ref.name, "candidates": cands, "objects": [ref.name, *cands]},
         )

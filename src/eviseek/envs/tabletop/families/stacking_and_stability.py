@@ -37,7 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    orbit_pose,
+    pick,
+    unit,
+)
 from eviseek.envs.tabletop.families._physical import container
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.manipulation import Manipulator
@@ -72,7 +79,7 @@ def order_is_stable(sim: TabletopSim, scene: SceneSpec, order: tuple[str, ...]) 
     return m.stack_of(order[-1]) == names
 
 
-class Family(TaskFamily):
+class StackingAndStabilityFamily(TaskFamily):
     """Stacking & Stability."""
 
     family = "Physical Dynamics"
@@ -82,9 +89,9 @@ class Family(TaskFamily):
     hide_from_first_view = False  # the evidence is the outcome of tests
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 3)
+        cols = colors(rng, 3)
         heading = float(rng.uniform(0, 360))
-        side = c.unit(heading + 90)
+        side = unit(heading + 90)
         centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         items = self._design(rng)
         order = rng.permutation(3)
@@ -108,8 +115,8 @@ class Family(TaskFamily):
                     )
                 )
             else:
-                objs.append(c.make_object(cat, col, where, scale, yaw=heading, mass=0.2, friction=0.8))
-        camera = c.orbit_pose(
+                objs.append(make_object(cat, col, where, scale, yaw=heading, mass=0.2, friction=0.8))
+        camera = orbit_pose(
             (float(centre[0]), float(centre[1]), 0.04),
             heading + 180 + float(rng.uniform(-20, 20)),
             float(rng.uniform(15, 25)),
@@ -127,7 +134,7 @@ class Family(TaskFamily):
                 "Shapes and sizes decide what can carry what; an object set on an open bin may drop "
                 "inside instead of resting on the rim. Test candidate stacks: pick_up an object, "
                 "put_on(object, target) to place it on another and read current_stack; place_on_table "
-                "or put_back undoes a try. " + c.CAMERA_GUIDANCE
+                "or put_back undoes a try. " + CAMERA_GUIDANCE
             ),
             metadata={"objects": names},
         )
@@ -140,10 +147,10 @@ class Family(TaskFamily):
         """
 
         def carrier() -> str:
-            return str(c.pick(rng, list(CARRIERS)))
+            return str(pick(rng, list(CARRIERS)))
 
-        cap = str(c.pick(rng, list(CAPS)))
-        design = c.pick(rng, list(DESIGNS))
+        cap = str(pick(rng, list(CAPS)))
+        design = pick(rng, list(DESIGNS))
         if design == "two_carriers_and_cap":
             return [
                 (carrier(), float(rng.uniform(0.075, 0.09)), 0.0),
@@ -158,7 +165,7 @@ class Family(TaskFamily):
             return [box, (carrier(), wide, 0.0), (carrier(), narrow, 0.0)]
         # A ball wider than the opening would sit cradled in the rim, where it can carry a block or
         # not depending on fine details of the drop; wide caps are therefore pointed.
-        pointed = str(c.pick(rng, list(POINTED)))
+        pointed = str(pick(rng, list(POINTED)))
         wide_cap = inner + float(rng.uniform(0.018, 0.028))
         if design == "bin_wide_and_cap":
             if rng.integers(2):

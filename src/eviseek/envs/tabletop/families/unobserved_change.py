@@ -18,7 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_board,
+    make_object,
+    option_contract,
+    orbit_pose,
+    pick,
+    r6,
+    scatter,
+    unit,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import SceneChange, SceneSpec
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
@@ -26,7 +37,7 @@ from eviseek.envs.tabletop.support import Evidence, ViewEvidence
 MOVED_TOLERANCE = 0.05
 
 
-class Family(TaskFamily):
+class UnobservedChangeFamily(TaskFamily):
     """Unobserved Change."""
 
     family = "Temporal Understanding"
@@ -34,13 +45,13 @@ class Family(TaskFamily):
     slug = "unobserved_change"
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        cols = c.colors(rng, 4)
-        cats = c.pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 4)
+        cols = colors(rng, 4)
+        cats = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 4)
         heading = float(rng.uniform(0, 360))
-        fwd = c.unit(heading)
+        fwd = unit(heading)
         board_xy = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
-        board_col = c.pick(rng, ["white", "gray", "black"])
-        board = c.board(
+        board_col = pick(rng, ["white", "gray", "black"])
+        board = make_board(
             f"{board_col}_board",
             board_col,
             (float(board_xy[0]), float(board_xy[1])),
@@ -52,9 +63,9 @@ class Family(TaskFamily):
             ((float(board_xy[0]), float(board_xy[1])), 0.12),
             ((float(hidden_xy[0]), float(hidden_xy[1])), 0.06),
         ]
-        spots = c.scatter(rng, [0.05] * 4, placed=placed, gap=0.07, region=(-0.5, 0.5, -0.38, 0.38))
+        spots = scatter(rng, [0.05] * 4, placed=placed, gap=0.07, region=(-0.5, 0.5, -0.38, 0.38))
         objs = [
-            c.make_object(cat, col, xy, float(rng.uniform(0.05, 0.065)))
+            make_object(cat, col, xy, float(rng.uniform(0.05, 0.065)))
             for cat, col, xy in zip(cats, cols, spots, strict=True)
         ]
         # Move the object whose spot is far enough from the hiding place.
@@ -62,10 +73,10 @@ class Family(TaskFamily):
         k = int(far[int(rng.integers(len(far)))]) if far else 0
         moved = objs[k]
         change = SceneChange(
-            object=moved.name, position=(c.r6(hidden_xy[0]), c.r6(hidden_xy[1]), moved.position[2])
+            object=moved.name, position=(r6(hidden_xy[0]), r6(hidden_xy[1]), moved.position[2])
         )
-        reference = c.orbit_pose((0.0, 0.0, 0.0), heading + 180, 60.0, 1.1)
-        camera = c.orbit_pose(
+        reference = orbit_pose((0.0, 0.0, 0.0), heading + 180, 60.0, 1.1)
+        camera = orbit_pose(
             (float(board_xy[0]), float(board_xy[1]), 0.06),
             heading + 180 + float(rng.uniform(-5, 5)),
             float(rng.uniform(4, 8)),
@@ -77,11 +88,11 @@ class Family(TaskFamily):
                 objects=[board, *objs], camera=camera, reference_cameras=[reference], changes=[change]
             ),
             text="One object on the table was moved after the reference image was taken. Which one?",
-            contract=c.option_contract(names, "Answer with the object's name."),
+            contract=option_contract(names, "Answer with the object's name."),
             guidance=(
                 "Compare the table with the reference image. Find each object of the reference in the "
                 "scene and check whether it is still where it was; look behind the board too. "
-                + c.CAMERA_GUIDANCE
+                + CAMERA_GUIDANCE
             ),
             metadata={"objects": names, "moved": moved.name},
         )

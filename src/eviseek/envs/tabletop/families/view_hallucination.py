@@ -20,7 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families import _common as c
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    option_contract,
+    r6,
+    scatter_distractors,
+    unit,
+)
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.families.partial_occlusion import built_category
 from eviseek.envs.tabletop.scene import SceneSpec, rounded
@@ -43,7 +51,7 @@ CONFUSIONS: list[tuple[str, str, str]] = [
 MIN_ANGLE = 35.0
 
 
-class Family(TaskFamily):
+class ViewHallucinationFamily(TaskFamily):
     """View Hallucination."""
 
     family = "Perceptual Grounding"
@@ -52,20 +60,20 @@ class Family(TaskFamily):
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         view, shape, alike = CONFUSIONS[int(rng.integers(len(CONFUSIONS)))]
-        cols = c.colors(rng, 3)
+        cols = colors(rng, 3)
         xy = (float(rng.uniform(-0.15, 0.15)), float(rng.uniform(-0.1, 0.1)))
         scale = float(rng.uniform(0.07, 0.09))
         yaw = float(rng.uniform(0, 90))
         heading = float(rng.uniform(0, 360))
         if view == "side":
             yaw = heading  # a square face (cube/pyramid) turned squarely to the camera
-        target = c.make_object(shape, cols[0], xy, scale, yaw=yaw, role="target")
+        target = make_object(shape, cols[0], xy, scale, yaw=yaw, role="target")
         if view == "side" and shape in ("cube", "cylinder"):
             target = target.model_copy(
-                update={"size": rounded((scale, scale, scale)), "position": (xy[0], xy[1], c.r6(scale / 2))}
+                update={"size": rounded((scale, scale, scale)), "position": (xy[0], xy[1], r6(scale / 2))}
             )
         placed = [(xy, 0.08)]
-        extras = c.scatter_distractors(
+        extras = scatter_distractors(
             rng, cols[1:], ["cube", "ball", "cone"], placed, radius=0.05, gap=0.15, scale=0.05
         )
         h = target.size[2]
@@ -73,19 +81,19 @@ class Family(TaskFamily):
             camera = Pose(
                 x=xy[0],
                 y=xy[1],
-                z=c.r6(h + float(rng.uniform(0.3, 0.4))),
-                yaw=c.r6(heading - 180),
+                z=r6(h + float(rng.uniform(0.3, 0.4))),
+                yaw=r6(heading - 180),
                 pitch=-90.0,
             )
             axis = (0.0, 0.0, 1.0)
         else:
             dist = float(rng.uniform(0.45, 0.6))
-            eye = np.asarray(xy) - c.unit(heading) * dist
+            eye = np.asarray(xy) - unit(heading) * dist
             camera = Pose(
-                x=c.r6(eye[0]),
-                y=c.r6(eye[1]),
-                z=c.r6(h / 2),
-                yaw=c.r6((heading + 180.0) % 360.0 - 180.0),
+                x=r6(eye[0]),
+                y=r6(eye[1]),
+                z=r6(h / 2),
+                yaw=r6((heading + 180.0) % 360.0 - 180.0),
                 pitch=0.0,
             )
             axis = (math.cos(math.radians(heading)), math.sin(math.radians(heading)), 0.0)
@@ -96,11 +104,11 @@ class Family(TaskFamily):
                 f"What shape is the {cols[0]} object in the middle of your first view: "
                 f"a {options[0]} or a {options[1]}?"
             ),
-            contract=c.option_contract(options, "Answer with the shape's name."),
+            contract=option_contract(options, "Answer with the shape's name."),
             guidance=(
                 "From one direction different shapes can have the same outline. Look at the object "
                 "from a clearly different angle (circle around it, or change your height and tilt) "
-                "while keeping it in view. " + c.CAMERA_GUIDANCE
+                "while keeping it in view. " + CAMERA_GUIDANCE
             ),
             metadata={"target": target.name, "view": view, "axis": list(axis), "look_alike": alike},
         )
