@@ -75,7 +75,7 @@ def _wrap(yaw: float) -> float:
 
 
 class HouseEnv:
-    """The house environment (implements ``Env`` and ``SupportGrader``)."""
+    """The house environment (implements ``Env`` and ``SupportGradingEnv``)."""
 
     env_id: str = ENV_ID
 
