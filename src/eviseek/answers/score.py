@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from eviseek.answers.esibench import RULE_SET, ESIRule, esibench_score
 from eviseek.answers.normalize import normalize_answer
 from eviseek.types import AnswerContract, Question
 
@@ -43,6 +44,8 @@ def score_answer(question: Question, raw: str | None) -> AnswerScore:
     A missing or unreadable answer scores 0. Several accepted answers (a list ground truth,
     e.g. equivalent stacking orders) all count as correct.
     """
+    if question.metadata.get("rules") == RULE_SET:
+        return _score_by_esibench_rules(question, raw)
     contract: AnswerContract = question.contract
     answer = normalize_answer(raw, contract)
     truths = accepted_answers(question)
@@ -53,3 +56,17 @@ def score_answer(question: Question, raw: str | None) -> AnswerScore:
     if contract.kind == "integer" and not correct:
         score = max(soft_count_score(int(answer), int(t)) for t in truths)
     return AnswerScore(answer=answer, correct=correct, score=score)
+
+
+def _score_by_esibench_rules(question: Question, raw: str | None) -> AnswerScore:
+    """ESI-Bench's official reading and verdict (an abstention, ``None`` there, scores 0 here)."""
+    spec = question.metadata.get("esibench") or {}
+    verdict = esibench_score(ESIRule.model_validate(spec.get("rule") or {}), raw)
+    answer = verdict.answer
+    if isinstance(answer, list):
+        text: str | None = "|".join(str(a) for a in answer)
+    else:
+        text = None if answer is None else str(answer)
+    correct = verdict.correct is True
+    score = verdict.soft_score if verdict.soft_score is not None else float(correct)
+    return AnswerScore(answer=text, correct=correct, score=score)

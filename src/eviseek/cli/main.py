@@ -30,6 +30,7 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.tabletop", "app", "tabletop", "Tabletop benchmark: generate, render, support stats."),
     ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
     ("eviseek.cli.env", "app", "env", "Serve an environment over HTTP; check an env server."),
+    ("eviseek.cli.esibench", "app", "esibench", "ESI-Bench: question counts, import official results."),
     ("eviseek.cli.autotool", "app", "autotool", "AutoTool: evaluate dual-mode zoom-in models."),
     ("eviseek.cli.train", "app", "train", "Train models: AutoTool GRPO with TRL (one machine)."),
 ]

@@ -59,6 +59,15 @@ def _house(split: str) -> list[Question]:
 register_dataset("house", _house)
 
 
+def _esibench(spec: str) -> list[Question]:
+    from eviseek.eval.esibench import load_esibench
+
+    return load_esibench(spec)
+
+
+register_dataset("esibench", _esibench)
+
+
 def load_dataset(spec: str) -> list[Question]:
     """Load the questions named by ``spec`` (see the module docstring)."""
     if not spec or not spec.strip():
@@ -71,7 +80,7 @@ def load_dataset(spec: str) -> list[Question]:
         questions = read_questions(file)
     elif path.is_file():
         questions = read_questions(path)
-    elif ":" in spec and not spec.endswith((".jsonl", "/")):
+    elif ":" in spec and (spec.partition(":")[0] in _DATASETS or not spec.endswith((".jsonl", "/"))):
         name, _, split = spec.partition(":")
         if name not in _DATASETS:
             known = ", ".join(f"{n}:<split>" for n in sorted(_DATASETS))

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Checks on the full ESI-Bench question set: counts, exclusions and the official-agreement test
+# (eviseek's rules against ESI-Bench's own task functions, imported from the checkout at run time).
+#
+#   ESI_BENCH_ROOT=/path/to/ESI-Bench scripts/check_esibench.sh
+#
+# ESI_BENCH_ROOT is a checkout of github.com/ESI-Bench/ESI-Bench (dataset/json_clean and src/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${ESI_BENCH_ROOT:-}" ]; then
+    echo "set ESI_BENCH_ROOT to a checkout of github.com/ESI-Bench/ESI-Bench" >&2
+    exit 2
+fi
+PY=${PYTHON:-.venv/bin/python}
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+"$PY" -m eviseek.cli.main esibench stats "$ESI_BENCH_ROOT"
+"$PY" -m pytest -q -p no:cacheprovider -W error tests/eval/esibench/test_official_agreement.py

@@ -1,0 +1,104 @@
+"""``eviseek esibench``: ESI-Bench's question counts and the import of its official results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(no_args_is_help=True)
+
+
+@app.command("stats")
+def stats(
+    path: Path = typer.Argument(
+        ..., help="An ESI-Bench checkout, its dataset/json_clean folder or a questions.jsonl"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON"),
+) -> None:
+    """Questions per subcategory and family in the paper's evaluation set, beside the paper's #Q."""
+    from eviseek.errors import EviseekError
+    from eviseek.eval.esibench import PAPER_COUNTS, count_subcategories
+
+    try:
+        rows = count_subcategories(path)
+    except EviseekError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        import json
+
+        typer.echo(json.dumps([r.model_dump() for r in rows], indent=1))
+        return
+    families: dict[str, list[int]] = {}
+    width = max(len(f"{r.family} / {r.subcategory}") for r in rows)
+    typer.echo(f"{'family / subcategory':<{width}}  records  questions  paper  excluded")
+    for r in rows:
+        paper = "-" if r.paper is None else str(r.paper)
+        mark = "" if r.paper == r.questions else "  <- differs from the paper"
+        why = ", ".join(f"{k}={v}" for k, v in sorted(r.excluded.items()))
+        name = f"{r.family} / {r.subcategory}"
+        typer.echo(f"{name:<{width}}  {r.records:>7}  {r.questions:>9}  {paper:>5}  {why}{mark}")
+        tot = families.setdefault(r.family, [0, 0, 0])
+        tot[0] += r.records
+        tot[1] += r.questions
+        tot[2] += r.paper or 0
+    typer.echo("")
+    for family, (f_recs, f_qs, f_paper) in sorted(families.items()):
+        typer.echo(f"{family:<{width}}  {f_recs:>7}  {f_qs:>9}  {f_paper:>5}")
+    recs = sum(r.records for r in rows)
+    qs = sum(r.questions for r in rows)
+    paper_total = sum(r.paper or 0 for r in rows)
+    typer.echo(f"{'total':<{width}}  {recs:>7}  {qs:>9}  {paper_total:>5}")
+    if qs != paper_total and len(rows) == len(PAPER_COUNTS):
+        typer.echo(
+            f"note: {qs} questions here, {paper_total} in the paper. The paper drops 6 Unobserved Change "
+            "records whose reference images fail to render; the records identify 4 of them (3 the official "
+            "code skips, 1 whose render lacks a box's views). The other 2 can only be found from the image "
+            "files: with the images next to the records, a blank or undecodable reference image excludes "
+            "its record.",
+            err=True,
+        )
+
+
+@app.command("import")
+def import_command(
+    results_root: Path = typer.Argument(..., help="The official pipeline's --results-root folder"),
+    questions: str = typer.Option(
+        ..., "--questions", help="The ESI-Bench records answered (a checkout or json_clean)"
+    ),
+    out: Path = typer.Option(..., "--out", "-o", help="The eviseek run directory to create"),
+    agent: str = typer.Option("esibench-official", "--agent", help="The agent name the run records"),
+    step_images: list[Path] = typer.Option(
+        [], "--step-images", help="The official --step-image-root, if its step images moved (repeatable)"
+    ),
+) -> None:
+    """Turn official ``<qid>_answer.json`` files into an eviseek run (score/report/judge/view work on it)."""
+    from eviseek.errors import EviseekError
+    from eviseek.eval.esibench import load_with_exclusions, parse_spec
+    from eviseek.eval.esibench.results import import_results
+
+    try:
+        path, options = parse_spec(questions.removeprefix("esibench:"))
+        if "images=" not in questions:
+            options.images = "skip"  # the answers are scored from text; reference images are optional
+        kept, _ = load_with_exclusions(path, options)
+        report = import_results(results_root, kept, out, agent=agent, step_roots=step_images)
+    except EviseekError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    for problem in report.problems:
+        typer.echo(f"skipped {problem}", err=True)
+    typer.echo(f"imported {report.imported} answer file(s) for {report.questions} question(s) into {out}")
+    if report.official_skips:
+        typer.echo(
+            f"{len(report.official_skips)} file(s) record a question the official task skipped", err=True
+        )
+    if report.disagreements:
+        typer.echo(
+            f"note: {len(report.disagreements)} answer(s) score differently from the file's own 'correct' "
+            f"(e.g. {', '.join(report.disagreements[:5])}); see docs/esibench.md",
+            err=True,
+        )
+    if report.problems:
+        typer.echo(f"{len(report.problems)} file(s) skipped (listed above)", err=True)
