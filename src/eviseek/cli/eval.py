@@ -76,6 +76,9 @@ def eval_command(
     ray_address: str | None = typer.Option(
         None, "--ray-address", help="Ray cluster to join (default: start a local one)"
     ),
+    ray_resource: list[str] = typer.Option(
+        [], "--ray-resource", help="Ray resource each episode actor needs, KEY=AMOUNT (repeatable): GPU=1"
+    ),
     env_url: str | None = typer.Option(
         None, "--env-url", help="Env server (eviseek env serve) hosting the environments, http://HOST:PORT"
     ),
@@ -108,6 +111,8 @@ def eval_command(
         "env_url": env_url,
         "env_token_env": env_token_env,
     }
+    if ray_resource:
+        execution["ray_actor_resources"] = _pairs(ray_resource, "--ray-resource")
     given = {k: v for k, v in execution.items() if v is not None}
     try:
         if agents is None and model is None and dataset is None:

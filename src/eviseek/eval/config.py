@@ -58,6 +58,9 @@ class RunConfig(BaseModel):
     plugins: list[str] = Field(default_factory=list)
     """Modules or ``.py`` files imported before the run (they may register envs, agents, models)."""
     ray_address: str | None = None
+    ray_actor_resources: dict[str, float] = Field(default_factory=dict)
+    """Extra Ray resources each episode actor needs besides one CPU (``{"GPU": 1}``, or a custom
+    resource that only simulator nodes advertise)."""
     env_url: str | None = None
     """An env server (``eviseek env serve``) hosting the environments, instead of this machine."""
     env_token_env: str | None = None

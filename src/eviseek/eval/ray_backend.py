@@ -14,6 +14,8 @@ own environment (a local Ray instance inherits the driver's).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import math
 import os
 import traceback
@@ -23,6 +25,8 @@ from eviseek._lazy import require
 from eviseek.errors import EviseekError
 from eviseek.eval.config import RunConfig
 from eviseek.types import EpisodeResult, Question, Trajectory
+
+logger = logging.getLogger("eviseek.eval.ray")
 
 
 class EpisodeActor:
@@ -56,11 +60,30 @@ class EpisodeActor:
         await self.local.close()
 
 
+LOST_WORKER_RETRIES = 3
+"""How many times an episode is sent again after the actor running it was lost (a node died)."""
+REPLACEMENT_TIMEOUT_S = 600.0
+"""How long the executor waits for a replacement actor when no actor is left."""
+
+
+def actor_count(cluster: dict[str, float], per_actor: dict[str, float]) -> int:
+    """How many actors needing ``per_actor`` resources the cluster's totals can hold (at least 1)."""
+    fits = [int(cluster.get(name, 0.0) // amount) for name, amount in per_actor.items() if amount > 0]
+    return max(1, min(fits)) if fits else 1
+
+
 class RayExecutor:
     """Sends episodes to a set of :class:`EpisodeActor` actors on a Ray cluster.
 
     Connects to ``config.ray_address`` (or starts a local instance) unless Ray is already
     initialised, in which case the caller's instance is used and left running.
+
+    Actors are placed by Ray's scheduler from their resource needs: ``cpus_per_actor`` plus
+    ``config.ray_actor_resources`` (``{"GPU": 1}`` for a simulator that needs a GPU, or a custom
+    resource a node advertises). When an actor is lost (its process or its node died), the
+    episodes it was running are sent to the other actors (up to :data:`LOST_WORKER_RETRIES`
+    times each) and a replacement actor is requested, which Ray starts wherever resources are
+    free. Only the driver commits results, so a retried episode is stored once.
     """
 
     def __init__(
@@ -78,10 +101,17 @@ class RayExecutor:
         self.cpus_per_actor = cpus_per_actor
         self.init_kwargs = dict(init_kwargs or {})
         self._ray: Any = None
+        self._actor_cls: Any = None
+        self._options: dict[str, Any] = {}
         self._actors: list[Any] = []
-        self._load: list[int] = []
+        self._load: dict[Any, int] = {}
+        self._replacements: set[asyncio.Task[None]] = set()
+        self._pool_changed: asyncio.Event | None = None
         self._owns_ray = False
         self._started: asyncio.Lock | None = None
+        self.lost_actors = 0
+        """Actors lost during the run (for reports and tests)."""
+        self.retried_episodes = 0
 
     async def start(self) -> None:
         """Connect to Ray and start the actors (waits until they are ready)."""
@@ -90,6 +120,7 @@ class RayExecutor:
     async def _start(self) -> None:
         if self._started is None:
             self._started = asyncio.Lock()
+            self._pool_changed = asyncio.Event()
         async with self._started:
             if self._actors:
                 return
@@ -101,63 +132,139 @@ class RayExecutor:
                     kwargs["address"] = self.config.ray_address
                 ray.init(**kwargs)  # in the main thread: Ray installs signal handlers
                 self._owns_ray = True
+            per_actor = {"CPU": self.cpus_per_actor, **self.config.ray_actor_resources}
             n = self.num_actors
             if n is None:
-                cpus = float(ray.cluster_resources().get("CPU", 1.0))
-                n = max(1, int(cpus // self.cpus_per_actor))
-            per_actor = max(1, math.ceil(self.config.concurrency / n))
-            actor_cls = ray.remote(EpisodeActor)
-            self._actors = [
-                actor_cls.options(
-                    num_cpus=self.cpus_per_actor, max_concurrency=per_actor, max_restarts=2
-                ).remote(self.config.model_dump_json())
-                for _ in range(n)
-            ]
-            self._load = [0] * n
+                n = actor_count(ray.cluster_resources(), per_actor)
+            custom = {k: v for k, v in per_actor.items() if k not in ("CPU", "GPU")}
+            self._options = {
+                "num_cpus": per_actor["CPU"],
+                "num_gpus": per_actor.get("GPU", 0),
+                "max_concurrency": max(1, math.ceil(self.config.concurrency / n)),
+                "max_restarts": 0,  # a lost actor is replaced by the executor, wherever Ray finds room
+            }
+            if custom:
+                self._options["resources"] = custom
+            self._actor_cls = ray.remote(EpisodeActor)
+            actors = [self._new_actor() for _ in range(n)]
             # Fail early (bad plugin, missing key) instead of on every episode.
             try:
-                await asyncio.gather(*(a.ping.remote() for a in self._actors))
+                await asyncio.gather(*(a.ping.remote() for a in actors))
             except ray.exceptions.RayError as exc:
                 raise EviseekError(f"the Ray episode actors failed to start: {exc}") from None
+            self._actors = actors
+            self._load = {a: 0 for a in actors}
+
+    def _new_actor(self) -> Any:
+        return self._actor_cls.options(**self._options).remote(self.config.model_dump_json())
+
+    def _lose(self, actor: Any, why: str) -> None:
+        """Drop a lost actor from the pool and ask Ray for a replacement (once per actor)."""
+        if actor not in self._load:
+            return  # another episode on the same actor already reported it
+        self._actors.remove(actor)
+        del self._load[actor]
+        self.lost_actors += 1
+        logger.warning("Ray episode actor lost (%s); its episodes go to the other actors", why)
+        with contextlib.suppress(Exception):
+            self._ray.kill(actor, no_restart=True)
+        task = asyncio.ensure_future(self._replace())
+        self._replacements.add(task)
+        task.add_done_callback(self._replacements.discard)
+
+    async def _replace(self) -> None:
+        actor = self._new_actor()
+        try:
+            # Pending until some node has the resources (a new node, or the lost one back).
+            await asyncio.wait_for(actor.ping.remote(), REPLACEMENT_TIMEOUT_S)
+        except (asyncio.TimeoutError, self._ray.exceptions.RayError) as exc:
+            logger.warning("a replacement Ray actor did not start: %s", exc)
+            with contextlib.suppress(Exception):
+                self._ray.kill(actor, no_restart=True)
+            return
+        self._actors.append(actor)
+        self._load[actor] = 0
+        assert self._pool_changed is not None
+        self._pool_changed.set()
+
+    async def _pick(self) -> Any:
+        """The least-loaded live actor, waiting for a replacement when none is left."""
+        assert self._pool_changed is not None
+        deadline = asyncio.get_running_loop().time() + REPLACEMENT_TIMEOUT_S
+        while not self._actors:
+            self._pool_changed.clear()
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0 or not self._replacements:
+                raise EviseekError(
+                    "every Ray episode actor was lost and none could be started again: the cluster "
+                    "has no node with the resources an actor needs; add a node and rerun the same "
+                    "command to resume"
+                )
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._pool_changed.wait(), min(left, 5.0))
+        return min(self._actors, key=self._load.__getitem__)
 
     async def run(self, agent: str, question: Question, seed: int) -> Trajectory:
-        """Run one episode on the least-loaded actor."""
+        """Run one episode on the least-loaded actor; again elsewhere if that actor is lost."""
         await self._start()
         ray = self._ray
-        i = min(range(len(self._actors)), key=self._load.__getitem__)
-        self._load[i] += 1
-        ref = self._actors[i].run.remote(agent, question, seed)
-        try:
-            # The actor enforces the episode timeout; this guard catches an actor whose event
-            # loop is blocked by a simulator call that never returns.
-            traj: Trajectory = await asyncio.wait_for(ref, self.config.timeout_s + 60.0)
-            return traj
-        except asyncio.TimeoutError:
-            ray.cancel(ref, force=True)
-            return _failed(
-                agent, question, f"Ray actor gave no answer within {self.config.timeout_s + 60:g}s"
-            )
-        except ray.exceptions.RayTaskError as exc:
-            # The actor lets only fatal errors out of an episode (see runner.is_fatal).
-            cause = exc.as_instanceof_cause()
-            if isinstance(cause, EviseekError):
-                raise cause from None
-            return _failed(agent, question, f"{type(cause).__name__}: {cause}")
-        except ray.exceptions.RayError as exc:  # actor died, node lost, object lost
-            return _failed(
-                agent, question, f"{type(exc).__name__}: {str(exc).splitlines()[0]}", traceback.format_exc()
-            )
-        finally:
-            self._load[i] -= 1
+        lost: list[str] = []
+        while True:
+            actor = await self._pick()
+            self._load[actor] += 1
+            ref = actor.run.remote(agent, question, seed)
+            try:
+                # The actor enforces the episode timeout; this guard catches an actor whose event
+                # loop is blocked by a simulator call that never returns.
+                traj: Trajectory = await asyncio.wait_for(ref, self.config.timeout_s + 60.0)
+                for why in lost:
+                    traj.log("episode_retried", f"ran again after its Ray actor was lost: {why}")
+                return traj
+            except asyncio.TimeoutError:
+                ray.cancel(ref, force=True)
+                return _failed(
+                    agent, question, f"Ray actor gave no answer within {self.config.timeout_s + 60:g}s"
+                )
+            except ray.exceptions.RayTaskError as exc:
+                # The actor lets only fatal errors out of an episode (see runner.is_fatal).
+                cause = exc.as_instanceof_cause()
+                if isinstance(cause, EviseekError):
+                    raise cause from None
+                return _failed(agent, question, f"{type(cause).__name__}: {cause}")
+            except ray.exceptions.RayError as exc:  # actor died, node lost, object lost
+                why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                self._lose(actor, why)
+                lost.append(why)
+                if len(lost) > LOST_WORKER_RETRIES:
+                    return _failed(
+                        agent,
+                        question,
+                        f"lost {len(lost)} Ray actors running this episode (last: {why})",
+                        traceback.format_exc(),
+                    )
+                self.retried_episodes += 1
+            finally:
+                if actor in self._load:
+                    self._load[actor] -= 1
 
     async def close(self) -> None:
         """Stop the actors, and the Ray instance if this executor started it."""
         if self._ray is None:
             return
         ray = self._ray
+        for task in list(self._replacements):
+            task.cancel()
+        await asyncio.gather(*self._replacements, return_exceptions=True)
         for actor in self._actors:
-            ray.kill(actor)
+            with contextlib.suppress(Exception):
+                ray.kill(actor)
         self._actors = []
+        if self.lost_actors:
+            logger.warning(
+                "%d Ray actor(s) were lost during the run; %d episode(s) ran again elsewhere",
+                self.lost_actors,
+                self.retried_episodes,
+            )
         if self._owns_ray:
             await asyncio.to_thread(ray.shutdown)
 

@@ -1,0 +1,190 @@
+"""A real two-node Ray cluster on 127.0.0.1, started with ``ray start`` as an operator would.
+
+Each node is one ``ray start --block`` process in a session of its own, so the test can kill
+exactly the processes it started: the node's process tree, found from that pid. Nothing else
+on the machine (another user's Ray, say) is touched; ``ray stop`` is never called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RAY = str(Path(sys.executable).with_name("ray"))
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (from /proc), children first."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out: list[int] = []
+    todo = list(children.get(pid, []))
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+class RayNode:
+    """One ``ray start --block`` process and what it spawned."""
+
+    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.log = log
+        with open(log, "w") as fh:
+            self.proc = subprocess.Popen(
+                [RAY, "start", "--block", "--disable-usage-stats", *args],
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,  # its own process group: never mixed with the test's
+            )
+        self.pids: set[int] = {self.proc.pid}
+
+    def remember(self) -> set[int]:
+        """Record the node's current process tree (Ray's workers start later than the node)."""
+        self.pids |= set(descendants(self.proc.pid))
+        return self.pids
+
+    def kill(self) -> None:
+        """SIGKILL every process of this node (the pids it started), as a machine loss would."""
+        self.remember()
+        for pid in sorted(self.pids, reverse=True):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+
+
+class RayCluster:
+    """A head and one worker node on loopback; use as a context manager (always torn down)."""
+
+    def __init__(self, *, env: dict[str, str], head_cpus: int = 1, worker_cpus: int = 1) -> None:
+        self.env = {
+            **env,
+            # A token in ~/.ray (left by another tool) would switch the head to token auth while
+            # drivers stay without one: this cluster is loopback-only and runs without.
+            "RAY_AUTH_MODE": "disabled",
+            # Notice a dead node in about a second and a half rather than Ray's default ~30 s.
+            "RAY_health_check_initial_delay_ms": "500",
+            "RAY_health_check_period_ms": "500",
+            "RAY_health_check_timeout_ms": "500",
+            "RAY_health_check_failure_threshold": "3",
+        }
+        self.head_cpus = head_cpus
+        self.worker_cpus = worker_cpus
+        # Short: Ray's socket paths live under it and Unix socket paths are limited to 107 bytes.
+        self.temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.head: RayNode | None = None
+        self.worker: RayNode | None = None
+
+    def _ports(self) -> list[str]:
+        return [
+            "--node-ip-address", "127.0.0.1",
+            "--object-store-memory", "200000000",
+            "--dashboard-agent-listen-port", str(free_port()),
+            "--metrics-export-port", str(free_port()),
+            "--runtime-env-agent-port", str(free_port()),
+        ]  # fmt: skip
+
+    def start(self, timeout_s: float = 90.0) -> RayCluster:
+        """Start both nodes and wait until the cluster reports two live nodes."""
+        self.head = RayNode(
+            [
+                "--head",
+                "--port",
+                str(self.port),
+                "--num-cpus",
+                str(self.head_cpus),
+                "--include-dashboard",
+                "false",
+                "--temp-dir",
+                str(self.temp),
+                *self._ports(),
+            ],
+            self.env,
+            self.temp / "head.log",
+        )
+        self._wait_nodes(1, timeout_s)
+        self.worker = RayNode(
+            [
+                "--address",
+                self.address,
+                "--num-cpus",
+                str(self.worker_cpus),
+                "--resources",
+                json.dumps({"worker_node": 1}),
+                *self._ports(),
+            ],
+            self.env,
+            self.temp / "worker.log",
+        )
+        self._wait_nodes(2, timeout_s)
+        return self
+
+    def alive_nodes(self) -> int:
+        """Live nodes as the cluster's GCS reports them (asked from a short subprocess)."""
+        code = (
+            f"import ray; ray.init(address={self.address!r}, log_to_driver=False); "
+            "print(sum(1 for n in ray.nodes() if n['Alive']))"
+        )
+        try:
+            out = subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, env=self.env, timeout=60
+            )
+        except subprocess.TimeoutExpired:
+            return 0
+        lines = out.stdout.strip().splitlines()
+        return int(lines[-1]) if out.returncode == 0 and lines and lines[-1].isdigit() else 0
+
+    def _wait_nodes(self, n: int, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            for node in (self.head, self.worker):
+                if node is not None and node.proc.poll() is not None:
+                    raise RuntimeError(f"ray start exited: {node.log.read_text()[-3000:]}")
+            if self.alive_nodes() >= n:
+                return
+            time.sleep(1.0)
+        raise TimeoutError(f"the Ray cluster did not reach {n} node(s) within {timeout_s:g}s")
+
+    def stop(self) -> None:
+        """Kill both nodes' processes (only those started here) and remove the temp dir."""
+        for node in (self.worker, self.head):
+            if node is not None:
+                node.kill()
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+    def __enter__(self) -> RayCluster:
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
