@@ -195,6 +195,7 @@ def test_judge_grades_fill_missing_support_and_unscored_answers_are_scored(tmp_p
 
 def test_results_store_is_preferred_over_trajectories(tmp_path: Path) -> None:
     import eviseek.eval.store as store_mod
+
     qs = make_questions(4)
     run = write_run(tmp_path / "r", "openai/m", ["passive"], qs, lambda agent, i: (False, None, None))
     with store_mod.ResultsStore(run) as store:

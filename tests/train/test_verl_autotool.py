@@ -82,6 +82,7 @@ def test_verl_rows_carry_what_the_dataset_tool_and_reward_read(tmp_path: Path) -
     assert rec["extra_info"]["tools_kwargs"]["image_zoom_in_tool"]["create_kwargs"]["image"] == row.images[0]
     assert json.loads(rec["extra_info"]["options"]) == row.options
     import pyarrow.parquet as pq
+
     path = write_verl_parquet([row, row], tmp_path / "train.parquet")
     table = pq.read_table(path).to_pylist()
     assert len(table) == 2 and table[1]["extra_info"]["index"] == 1

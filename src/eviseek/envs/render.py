@@ -21,6 +21,9 @@ class Frame:
     rgb: np.ndarray
     depth: np.ndarray
     segmentation: np.ndarray
+    reflection: np.ndarray | None = None
+    """Body ids seen in a mirror at each pixel (-1 where no mirror shows a body); ``None`` when
+    no mirror face is in view (the tabletop's mirrors fill it, see ``tabletop/sim/optics.py``)."""
 
 
 @dataclass

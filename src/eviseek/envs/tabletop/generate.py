@@ -30,7 +30,7 @@ from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
 
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
 ENV_ID = "eviseek/Tabletop-v0"

@@ -19,9 +19,17 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from eviseek.envs.tabletop.colors import PALETTE, TABLE_RGBA
 from eviseek.types import Pose
 
-Shape = Literal["box", "cylinder", "sphere", "cone", "pyramid", "wedge", "container", "asset"]
+Shape = Literal["box", "cylinder", "sphere", "cone", "pyramid", "wedge", "container", "asset", "cloth"]
 """Primitive shapes. ``container`` is an open-topped box (floor plus four walls); ``wedge`` is a
-ramp rising along local +x; ``asset`` loads a URDF from ``pybullet_data`` (``ObjectSpec.asset``)."""
+ramp rising along local +x; ``asset`` loads a URDF from ``pybullet_data`` (``ObjectSpec.asset``);
+``cloth`` is a square sheet of side ``size[0]`` draped over whatever lies under it (visual only,
+see :mod:`eviseek.envs.tabletop.sim.cloth`); its ``position`` is the centre of its footprint on
+the table (z = 0), not of its bounding box."""
+
+Material = Literal["matte", "glass", "mirror"]
+"""How a surface is drawn. ``glass`` lets what is behind it show through (its colour tints it);
+``mirror`` makes the local +x face of a box a planar mirror (see
+:mod:`eviseek.envs.tabletop.sim.optics`)."""
 
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]
@@ -67,6 +75,8 @@ class ObjectSpec(BaseModel):
     """Whether manipulation actions may move it (occluders and ramps are usually not)."""
     state: dict[str, Any] = Field(default_factory=dict)
     """Simulated state outside rigid-body physics, e.g. ``{"liquid_ml": 120, "capacity_ml": 300}``."""
+    material: Material = "matte"
+    """Optical material; only the renderer reads it (physics is the same for every material)."""
 
     @field_validator("color")
     @classmethod
@@ -83,6 +93,10 @@ class ObjectSpec(BaseModel):
             raise ValueError(f"object {self.name!r}: shape 'asset' needs an asset path (pybullet_data URDF)")
         if self.mass < 0:
             raise ValueError(f"object {self.name!r}: mass must be >= 0")
+        if self.material == "mirror" and self.shape != "box":
+            raise ValueError(f"object {self.name!r}: a mirror must be a box (its local +x face reflects)")
+        if self.shape == "cloth" and self.mass > 0:
+            raise ValueError(f"object {self.name!r}: a cloth is visual only; give it mass 0")
         return self
 
     @property

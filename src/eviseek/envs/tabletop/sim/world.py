@@ -8,11 +8,13 @@ agents; the environment and the task families drive it. Its concerns live in the
 from __future__ import annotations
 
 import contextlib
+import math
 
 import numpy as np
 
 from eviseek.envs.tabletop.colors import FLOOR_RGBA, rgba
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
+from eviseek.envs.tabletop.sim.cloth import drape
 from eviseek.envs.tabletop.sim.holding import HoldingMixin
 from eviseek.envs.tabletop.sim.liquid import LiquidMixin
 from eviseek.envs.tabletop.sim.meshes import cone_mesh, pyramid_mesh, wedge_mesh
@@ -50,6 +52,8 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin):
         self.liquid_uid: dict[str, int] = {}
         self.holds: dict[str, int] = {}
         """Objects held in the air by a fixed constraint (name -> constraint id)."""
+        self.cloth_vertices: dict[str, np.ndarray] = {}
+        """Each cloth's draped vertices in its own frame (local z = 0 is the table top)."""
         self.build(spec)
 
     # -- lifecycle -----------------------------------------------------------------
@@ -77,6 +81,7 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin):
         self.name_of.clear()
         self.liquid_uid.clear()
         self.holds.clear()
+        self.cloth_vertices.clear()
         t = spec.table
         floor_half = [6.0, 6.0, 0.01]
         self.floor_uid = p.createMultiBody(
@@ -95,8 +100,31 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin):
             physicsClientId=c,
         )
         p.changeDynamics(self.table_uid, -1, lateralFriction=t.friction, physicsClientId=c)
+        # Cloth last: it drapes over whatever the other objects put under it.
         for obj in spec.objects:
-            self._add_object(obj)
+            if obj.shape != "cloth":
+                self._add_object(obj)
+        for obj in spec.objects:
+            if obj.shape == "cloth":
+                self._add_cloth(obj)
+
+    def _add_cloth(self, obj: ObjectSpec) -> int:
+        p, c = self.p, self.client
+        yaw = math.degrees(2 * math.atan2(obj.orientation[2], obj.orientation[3]))
+        verts, idx, norms = drape(p, c, (obj.position[0], obj.position[1]), obj.size[0], yaw)
+        self.cloth_vertices[obj.name] = np.asarray(verts)
+        vis = p.createVisualShape(
+            p.GEOM_MESH,
+            vertices=verts,
+            indices=idx,
+            normals=norms,
+            rgbaColor=rgba(obj.color),
+            physicsClientId=c,
+        )
+        uid = p.createMultiBody(0, -1, vis, obj.position, obj.orientation, physicsClientId=c)
+        self.uid[obj.name] = uid
+        self.name_of[uid] = obj.name
+        return uid
 
     def _add_object(self, obj: ObjectSpec) -> int:
         p, c = self.p, self.client
