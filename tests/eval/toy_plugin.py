@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from eviseek.agents import register_agent
 from eviseek.envs.base import AsyncEnv, question_from_options
 from eviseek.envs.registry import register
-from eviseek.eval.runner import register_agent
 from eviseek.models.base import Model, generate_recorded
 from eviseek.models.registry import register_provider
 from eviseek.models.scripted import ScriptedModel

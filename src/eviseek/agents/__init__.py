@@ -1,14 +1,31 @@
 """Agents: Passive, Single-model, EviSeek and the AutoTool dual-mode loop.
 
 Build one by name with :func:`make_agent` (``"passive"``, ``"single-model"``, ``"eviseek"``,
-or a variant such as ``"eviseek:no_demands"``). Importing this package is light: no simulator,
+``"autotool"``, or a variant such as ``"eviseek:no_demands"``); plugins add their own with
+:func:`register_agent`. Importing this package is light: no simulator,
 no torch.
 """
 
 from eviseek.agents.base import Agent
-from eviseek.agents.registry import agent_config_class, agent_names, make_agent, parse_agent_spec
+from eviseek.agents.registry import (
+    AgentEntry,
+    agent_config_class,
+    agent_names,
+    make_agent,
+    parse_agent_spec,
+    register_agent,
+)
 
-__all__ = ["Agent", "agent_config_class", "agent_names", "make_agent", "parse_agent_spec", "replay_answer"]
+__all__ = [
+    "Agent",
+    "AgentEntry",
+    "agent_config_class",
+    "agent_names",
+    "make_agent",
+    "parse_agent_spec",
+    "register_agent",
+    "replay_answer",
+]
 
 
 def __getattr__(name: str) -> object:

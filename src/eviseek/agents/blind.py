@@ -17,7 +17,7 @@ from eviseek.agents.common import build_config, contract_metadata, finish, resol
 from eviseek.agents.replies import AnswerReply
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import Question, Trajectory
+from eviseek.types import Question, Stage, Trajectory
 
 
 class BlindConfig(BaseModel):
@@ -49,7 +49,7 @@ class BlindAgent:
             self.name, self.kind, cfg, env, question, model, seed=seed, plan={"mode": "blind"}
         )
         parsed, completion = await caller.ask_rendered(
-            "blind",
+            Stage.BLIND,
             AnswerReply,
             fallback="read the answer from the reply text",
             metadata={**contract_metadata(question), "frame_ids": []},

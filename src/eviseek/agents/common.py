@@ -27,6 +27,7 @@ from eviseek.types import (
     Image,
     Observation,
     Question,
+    Stage,
     Trajectory,
 )
 from eviseek.types.trajectory import EpisodeResult
@@ -224,12 +225,12 @@ async def resolve_answer(
     caller.trajectory.log(
         "answer_unmapped",
         f"final answer {str(raw)[:80]!r} does not fit the answer contract; asking a forced choice",
-        stage="forced_choice",
+        stage=Stage.FORCED_CHOICE,
         at_step=at_step,
     )
     meta = contract_metadata(question)
     parsed, completion = await caller.ask_rendered(
-        "forced_choice",
+        Stage.FORCED_CHOICE,
         _forced_reply(),
         fallback="use the reply text as the answer",
         at_step=at_step,
@@ -250,7 +251,7 @@ async def resolve_answer(
         caller.trajectory.log(
             "answer_missing",
             "the forced choice did not fit the answer contract either; the episode has no answer",
-            stage="forced_choice",
+            stage=Stage.FORCED_CHOICE,
             at_step=at_step,
         )
         return None, forced_raw or raw

@@ -12,7 +12,7 @@ from eviseek.agents.replies import AnswerReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import Question, Trajectory
+from eviseek.types import Question, Stage, Trajectory
 
 
 class PassiveConfig(BaseModel):
@@ -46,7 +46,7 @@ class PassiveAgent:
         )
         refs = list(question.reference_images) if cfg.reference_images else []
         parsed, completion = await caller.ask_rendered(
-            "passive",
+            Stage.PASSIVE,
             AnswerReply,
             fallback="read the answer from the reply text",
             metadata={**contract_metadata(question), "frame_ids": [*([-1] * len(refs)), obs.frame_id]},
@@ -63,7 +63,9 @@ class PassiveAgent:
         answer = normalize_answer(raw, question.contract)
         if answer is None:
             traj.log(
-                "answer_unmapped", f"answer {raw[:80]!r} does not fit the answer contract", stage="passive"
+                "answer_unmapped",
+                f"answer {raw[:80]!r} does not fit the answer contract",
+                stage=Stage.PASSIVE,
             )
         finish(traj, question, answer=answer, raw_answer=raw, mode="passive", started=started)
         return traj

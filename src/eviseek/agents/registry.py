@@ -1,16 +1,24 @@
-"""Build agents by name: ``blind``, ``passive``, ``single-model``, ``eviseek``, ``eviseek-nav``, ``frontier``.
+"""The one registry of agents: the built-ins (``blind``, ``passive``, ``single-model``, ``eviseek``,
+``eviseek-nav``, ``frontier``, ``autotool``) and plugins added with :func:`register_agent`.
 
 A spec is ``NAME`` or ``NAME:OPTIONS`` where OPTIONS are joined by ``+``; each option is a flag
 (``no_demands``) or ``key=value`` (``budget=20``). Examples: ``eviseek:no_demands``,
 ``eviseek:adaptive+coverage``, ``single-model:min_steps=2``. Flags are the boolean settings of
 the agent's config; values are checked by the config model. The spec string becomes the agent's
 name, so results of variants stay apart in a run.
+
+Adding an agent: write its class (it satisfies :class:`~eviseek.agents.base.Agent` and takes
+``name=`` plus the fields of a pydantic config model as keywords), then add one line to
+:data:`_BUILTINS` below, or, from a plugin, call ``register_agent("mine", MyAgent, config=MyConfig)``.
+Built-ins are listed as lazy loaders so that importing :mod:`eviseek.agents` stays light.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,51 +26,44 @@ from pydantic import BaseModel
 from eviseek.agents.base import Agent
 from eviseek.errors import ConfigError
 
-
-def _passive() -> tuple[type[Any], type[BaseModel]]:
-    from eviseek.agents.passive import PassiveAgent, PassiveConfig
-
-    return PassiveAgent, PassiveConfig
+AgentFactory = Callable[..., Agent]
+"""Builds an agent from keyword settings (see :class:`AgentEntry` for which keywords)."""
 
 
-def _single() -> tuple[type[Any], type[BaseModel]]:
-    from eviseek.agents.single_model import SingleModelAgent, SingleModelConfig
+@dataclass(frozen=True)
+class AgentEntry:
+    """How to build one registered agent.
 
-    return SingleModelAgent, SingleModelConfig
+    With a ``config`` model, ``factory`` is called as ``factory(name=SPEC, **settings)`` where
+    ``settings`` are the spec's options plus the run-wide settings that are fields of ``config``
+    (so ``budget=30`` given to every agent of a run reaches only those that have a budget).
+    Without one, ``factory(**settings)`` receives every run-wide setting and specs take no options.
+    """
 
-
-def _eviseek() -> tuple[type[Any], type[BaseModel]]:
-    from eviseek.agents.eviseek import EviSeekAgent, EviSeekConfig
-
-    return EviSeekAgent, EviSeekConfig
-
-
-def _blind() -> tuple[type[Any], type[BaseModel]]:
-    from eviseek.agents.blind import BlindAgent, BlindConfig
-
-    return BlindAgent, BlindConfig
+    factory: AgentFactory
+    config: type[BaseModel] | None = None
 
 
-def _eviseek_nav() -> tuple[type[Any], type[BaseModel]]:
-    from eviseek.agents.eviseek import EviSeekNavAgent, EviSeekNavConfig
+def _builtin(module: str, agent: str, config: str) -> Callable[[], AgentEntry]:
+    """A loader that imports ``module`` only when the agent is first built."""
 
-    return EviSeekNavAgent, EviSeekNavConfig
+    def load() -> AgentEntry:
+        mod = importlib.import_module(module)
+        return AgentEntry(factory=getattr(mod, agent), config=getattr(mod, config))
 
-
-def _frontier() -> tuple[type[Any], type[BaseModel]]:
-    from eviseek.agents.frontier import FrontierAgent, FrontierConfig
-
-    return FrontierAgent, FrontierConfig
+    return load
 
 
-_AGENTS: dict[str, Callable[[], tuple[type[Any], type[BaseModel]]]] = {
-    "passive": _passive,
-    "single-model": _single,
-    "eviseek": _eviseek,
-    "blind": _blind,
-    "eviseek-nav": _eviseek_nav,
-    "frontier": _frontier,
+_BUILTINS: dict[str, Callable[[], AgentEntry]] = {
+    "passive": _builtin("eviseek.agents.passive", "PassiveAgent", "PassiveConfig"),
+    "single-model": _builtin("eviseek.agents.single_model", "SingleModelAgent", "SingleModelConfig"),
+    "eviseek": _builtin("eviseek.agents.eviseek", "EviSeekAgent", "EviSeekConfig"),
+    "blind": _builtin("eviseek.agents.blind", "BlindAgent", "BlindConfig"),
+    "eviseek-nav": _builtin("eviseek.agents.eviseek", "EviSeekNavAgent", "EviSeekNavConfig"),
+    "frontier": _builtin("eviseek.agents.frontier", "FrontierAgent", "FrontierConfig"),
+    "autotool": _builtin("eviseek.autotool.agent", "autotool_agent", "AutoToolConfig"),
 }
+_AGENTS: dict[str, Callable[[], AgentEntry]] = dict(_BUILTINS)
 _ALIASES = {
     "single_model": "single-model",
     "singlemodel": "single-model",
@@ -72,15 +73,41 @@ _ALIASES = {
 }
 
 
+def register_agent(
+    name: str, factory: AgentFactory, *, config: type[BaseModel] | None = None, replace: bool = False
+) -> None:
+    """Make ``--agents NAME`` (and :func:`make_agent`) build agents with ``factory``.
+
+    Pass the agent's pydantic ``config`` model to get spec options (``NAME:flag+key=value``) and
+    per-agent filtering of run-wide settings; see :class:`AgentEntry`. A plugin registering a name
+    again replaces its entry (a plugin file may be imported twice); replacing a built-in agent needs
+    ``replace=True``.
+    """
+    key = name.strip().lower()
+    if not key or ":" in key or "," in key:
+        raise ConfigError(f"agent name {name!r} must be non-empty and contain no ':' or ','")
+    if key in _BUILTINS and not replace:
+        raise ConfigError(f"{key!r} is a built-in agent; pick another name or pass replace=True")
+    entry = AgentEntry(factory=factory, config=config)
+    _AGENTS[key] = lambda: entry
+
+
 def agent_names() -> list[str]:
     """The registered base agent names."""
     return sorted(_AGENTS)
 
 
+def agent_entry(name: str) -> AgentEntry:
+    """The registry entry of a base agent name (aliases such as ``single_model`` accepted)."""
+    return _AGENTS[_resolve(name)]()
+
+
 def agent_config_class(name: str) -> type[BaseModel]:
     """The pydantic config model of a base agent name."""
-    base = _resolve(name)
-    return _AGENTS[base]()[1]
+    entry = agent_entry(name)
+    if entry.config is None:
+        raise ConfigError(f"agent {name!r} was registered without a config model")
+    return entry.config
 
 
 def _resolve(name: str) -> str:
@@ -103,9 +130,16 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``NAME:OPT+OPT`` into the base name and config overrides."""
     base, _, opts = spec.strip().partition(":")
     name = _resolve(base)
+    options = [o.strip() for o in opts.split("+") if o.strip()]
+    cfg_cls = _AGENTS[name]().config
+    if cfg_cls is None:
+        if options:
+            raise ConfigError(
+                f"agent spec {spec!r}: {name} was registered without a config and takes no options"
+            )
+        return name, {}
     overrides: dict[str, Any] = {}
-    cfg_cls = _AGENTS[name]()[1]
-    for opt in (o.strip() for o in opts.split("+") if o.strip()):
+    for opt in options:
         if "=" in opt:
             key, _, raw = opt.partition("=")
             overrides[key.strip()] = _value(raw.strip())
@@ -122,24 +156,32 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, overrides
 
 
-def make_agent(spec: str, **config: Any) -> Agent:
+def make_agent(spec: str, **settings: Any) -> Agent:
     """Build an agent from a name or spec, with keyword settings on top.
 
     >>> make_agent("eviseek:no_demands", budget=20).name
     'eviseek:no_demands'
     """
     name, overrides = parse_agent_spec(spec)
-    agent_cls, cfg_cls = _AGENTS[name]()
+    entry = _AGENTS[name]()
+    if entry.config is None:
+        plugin: Agent = entry.factory(**settings)
+        return plugin
+    cfg_cls = entry.config
     # A run passes one settings dict to all its agents (e.g. budget=30 reaches Passive too):
     # a setting some other agent understands is skipped here, one that no agent knows is an error.
-    known_anywhere = {k for loader in _AGENTS.values() for k in loader()[1].model_fields}
-    unknown = sorted(k for k in config if k not in known_anywhere)
+    configs = [e.config for e in (load() for load in _AGENTS.values()) if e.config is not None]
+    known_anywhere = {k for cfg in configs for k in cfg.model_fields}
+    unknown = sorted(k for k in settings if k not in known_anywhere)
     if unknown:
         raise ConfigError(
             f"unknown agent setting(s) {', '.join(unknown)}; "
             f"{name} accepts: {', '.join(cfg_cls.model_fields)}"
         )
-    mine = {k: v for k, v in config.items() if k in cfg_cls.model_fields}
+    mine = {**overrides, **{k: v for k, v in settings.items() if k in cfg_cls.model_fields}}
+    from eviseek.agents.common import build_config  # lazy: it imports the prompt renderer
+
+    build_config(cfg_cls, None, mine)  # a bad value fails here, with the setting's name
     display = spec.strip() if ":" in spec else name
-    agent: Agent = agent_cls(name=display, **{**overrides, **mine})
+    agent: Agent = entry.factory(name=display, **mine)
     return agent

@@ -21,7 +21,7 @@ from eviseek.agents.replies import SingleStepReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import Action, ActionSpec, Image, Question, StepRecord, Trajectory
+from eviseek.types import Action, ActionSpec, Image, Question, Stage, StepRecord, Trajectory
 
 _NO_CUT = 1 << 30
 """A feedback summary limit no real feedback reaches."""
@@ -93,7 +93,7 @@ class SingleModelAgent:
             frames = [*([-1] * len(refs)), *(v[2] for v in previous), current[2]]
             action_lines = [describe_action(s) for s in legal if s.kind != "control"]
             parsed, _completion = await caller.ask_rendered(
-                "single_step",
+                Stage.SINGLE_STEP,
                 SingleStepReply,
                 fallback=f"execute {cfg.default_action}",
                 at_step=step,
@@ -154,7 +154,7 @@ class SingleModelAgent:
                     traj.log(
                         "invalid_action",
                         f"{why}; executing {action.name if action else 'nothing'} instead",
-                        stage="single_step",
+                        stage=Stage.SINGLE_STEP,
                         at_step=step,
                         data={"reply_action": str(reply.action)[:120]},
                     )

@@ -19,7 +19,7 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from eviseek.autotool.parser import ParsedTurn, ToolCall, parse_turn
 from eviseek.autotool.prompts import (
@@ -42,6 +42,7 @@ from eviseek.types import (
     GenerateConfig,
     ImagePart,
     Question,
+    Stage,
     StepRecord,
     TextPart,
     Trajectory,
@@ -59,6 +60,37 @@ class AutoToolReply(BaseModel):
     tool_call: dict[str, Any] | None = None
     """``{"name": "image_zoom_in_tool", "arguments": {"bbox_2d": [...], "label": ...}}``"""
     answer: str | None = None
+
+
+class AutoToolConfig(BaseModel):
+    """Settings of the AutoTool agent built by name (``--agents autotool``, ``autotool:max_turns=3``).
+
+    The fields mirror :class:`AutoToolAgent`'s arguments; ``temperature`` and ``max_tokens`` build
+    its ``generate`` settings.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int = Field(5, ge=1)
+    force_mode: Mode | None = None
+    force_how: ForceHow = "token"
+    max_calls_per_turn: int = Field(3, ge=1)
+    temperature: float = Field(0.0, ge=0.0)
+    max_tokens: int = Field(2048, ge=1)
+
+
+def autotool_agent(*, name: str = "autotool", **settings: Any) -> AutoToolAgent:
+    """An :class:`AutoToolAgent` from :class:`AutoToolConfig` settings (the agent registry's factory)."""
+    cfg = AutoToolConfig(**settings)
+    agent = AutoToolAgent(
+        max_turns=cfg.max_turns,
+        force_mode=cfg.force_mode,
+        force_how=cfg.force_how,
+        max_calls_per_turn=cfg.max_calls_per_turn,
+        generate=GenerateConfig(temperature=cfg.temperature, max_tokens=cfg.max_tokens),
+    )
+    agent.name = name
+    return agent
 
 
 class AutoToolAgent:
@@ -140,7 +172,7 @@ class AutoToolAgent:
             last_turn = turn == self.max_turns - 1
             cfg = self.generate.merged(
                 GenerateConfig(
-                    stage="autotool",
+                    stage=Stage.AUTOTOOL,
                     response_schema=AutoToolReply.model_json_schema(),
                     metadata={
                         "turn": turn,
@@ -197,7 +229,7 @@ class AutoToolAgent:
                 traj.log(
                     "mode_override",
                     f"the model declared {parsed.mode} although {self.force_mode} was forced",
-                    stage="autotool",
+                    stage=Stage.AUTOTOOL,
                 )
             return parsed.mode, True
         if self.force_mode is not None:
@@ -206,7 +238,7 @@ class AutoToolAgent:
         traj.log(
             "missing_mode",
             f"the first reply declared no mode; treated as {inferred} from what it did",
-            stage="autotool",
+            stage=Stage.AUTOTOOL,
         )
         return inferred, False
 
@@ -214,7 +246,7 @@ class AutoToolAgent:
         for code in parsed.violations:
             if forced_ok and code == "missing_mode":
                 continue  # the forced token was part of the input, so the model need not repeat it
-            traj.log("format", f"turn {turn}: {code}", stage="autotool", at_step=len(traj.steps))
+            traj.log("format", f"turn {turn}: {code}", stage=Stage.AUTOTOOL, at_step=len(traj.steps))
 
     async def _act(
         self,
@@ -230,7 +262,9 @@ class AutoToolAgent:
         if not calls:
             return parts
         if mode == "tool_off":
-            traj.log("tool_error", "tool call in tool_off mode", stage="autotool", at_step=len(traj.steps))
+            traj.log(
+                "tool_error", "tool call in tool_off mode", stage=Stage.AUTOTOOL, at_step=len(traj.steps)
+            )
             return [TextPart(text=tool_off_call_text())]
         for k, call in enumerate(calls):
             if k >= self.max_calls_per_turn:
@@ -240,7 +274,9 @@ class AutoToolAgent:
                 break
             if not call.valid or call.bbox is None:
                 msg = call.error or "the tool call could not be read"
-                traj.log("tool_error", msg, stage="autotool", at_step=len(traj.steps), data={"raw": call.raw})
+                traj.log(
+                    "tool_error", msg, stage=Stage.AUTOTOOL, at_step=len(traj.steps), data={"raw": call.raw}
+                )
                 parts.append(TextPart(text=tool_error_text(msg)))
                 continue
             args = {"bbox_2d": json.dumps(call.bbox)}
@@ -259,7 +295,7 @@ class AutoToolAgent:
             )
             traj.steps.append(record)
             if not result.feedback.success:
-                traj.log("tool_error", result.feedback.reason, stage="autotool", at_step=record.index)
+                traj.log("tool_error", result.feedback.reason, stage=Stage.AUTOTOOL, at_step=record.index)
                 parts.append(TextPart(text=tool_error_text(result.feedback.reason)))
                 continue
             crop = result.observation.image

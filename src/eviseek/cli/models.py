@@ -7,6 +7,8 @@ import os
 
 import typer
 
+from eviseek.types import Stage
+
 app = typer.Typer(no_args_is_help=True)
 
 
@@ -93,7 +95,9 @@ def check(
         m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
         msg = ChatMessage.user(_check_image(image_size), question)
         completion, call = asyncio.run(
-            generate_recorded(m, [msg], GenerateConfig(max_tokens=max_tokens, temperature=0.0, stage="check"))
+            generate_recorded(
+                m, [msg], GenerateConfig(max_tokens=max_tokens, temperature=0.0, stage=Stage.CHECK)
+            )
         )
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -29,7 +29,17 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from eviseek.models.base import Model, generate_recorded
-from eviseek.types import ChatMessage, GenerateConfig, Image, ImagePart, Question, TextPart, Trajectory, Usage
+from eviseek.types import (
+    ChatMessage,
+    GenerateConfig,
+    Image,
+    ImagePart,
+    Question,
+    Stage,
+    TextPart,
+    Trajectory,
+    Usage,
+)
 
 MAX_WIDTH = 1365
 MAX_HEIGHT = 768
@@ -219,7 +229,7 @@ def build_request(
         parts.append(TextPart(text=tail))
     messages = [ChatMessage(role="system", content=system.strip()), ChatMessage(role="user", content=parts)]
     config = GenerateConfig(
-        stage="judge",
+        stage=Stage.JUDGE,
         json_mode=True,
         max_tokens=FIRST_MAX_TOKENS,
         response_schema=JudgeReply.model_json_schema(),
@@ -295,7 +305,7 @@ def parse_judge_reply(text: str) -> tuple[float | None, str, str | None]:
 
 
 class SupportJudge:
-    """Grades answer-time images with any eviseek :class:`Model` (``stage="judge"``)."""
+    """Grades answer-time images with any eviseek :class:`Model` (``stage=Stage.JUDGE``)."""
 
     def __init__(
         self,

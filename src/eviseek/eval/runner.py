@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from eviseek.agents.base import Agent
+from eviseek.agents.registry import make_agent
+from eviseek.agents.registry import register_agent as register_agent  # plugins written for the old home
 from eviseek.errors import ConfigError, EviseekError, MissingExtraError, ModelConfigError
 from eviseek.eval.config import RunConfig, check_resumable, load_config, save_config
 from eviseek.eval.datasets import load_dataset, questions_digest, write_questions
@@ -68,22 +70,9 @@ def is_fatal(exc: BaseException, *, model_proven: bool) -> bool:
 
 LOCK_FILE = ".lock"
 
-AgentFactory = Callable[..., Agent]
-_AGENTS: dict[str, AgentFactory] = {}
-
-
-def register_agent(name: str, factory: AgentFactory) -> None:
-    """Make ``--agents name`` build ``factory(**config)`` (for plugins; built-ins come from
-    :func:`eviseek.agents.make_agent`)."""
-    _AGENTS[name] = factory
-
 
 def build_agent(name: str, **config: Any) -> Agent:
-    """An agent by name: a plugin-registered one, else from ``eviseek.agents.make_agent``."""
-    if name in _AGENTS:
-        return _AGENTS[name](**config)
-    from eviseek.agents import make_agent
-
+    """An agent by name or spec from the agent registry (:func:`eviseek.agents.make_agent`)."""
     return make_agent(name, **config)
 
 

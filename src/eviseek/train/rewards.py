@@ -37,6 +37,7 @@ from typing import Any
 from eviseek.autotool.parser import ParsedEpisode, parse_completion
 from eviseek.autotool.scoring import check_answer
 from eviseek.train.amb import AMBConfig, AMBController
+from eviseek.types import Stage
 
 Rewards = list[float | None]
 
@@ -169,7 +170,7 @@ class AccuracyReward:
             cfg = GenerateConfig(
                 temperature=0.0,
                 max_tokens=32,
-                stage="judge",
+                stage=Stage.JUDGE,
                 response_schema=_JUDGE_SCHEMA,
                 metadata={"reference": str(truth), "candidate": answer},
             )

@@ -18,6 +18,7 @@ from eviseek.types.messages import (
 )
 from eviseek.types.observation import Action, ActionSpec, Feedback, Observation, Pose, StepResult
 from eviseek.types.question import AnswerContract, AnswerKind, Question
+from eviseek.types.stage import Stage
 from eviseek.types.trajectory import (
     BoardEvent,
     EpisodeEvent,
@@ -48,6 +49,7 @@ __all__ = [
     "Observation",
     "Pose",
     "Question",
+    "Stage",
     "StepRecord",
     "StepResult",
     "TextPart",

@@ -91,8 +91,9 @@ class GenerateConfig(BaseModel):
     stop: list[str] | None = None
     timeout_s: float | None = None
     stage: str | None = None
-    """Which role asked (``plan``, ``seek``, ``keep``, ``answer``...): recorded, and readable by
-    non-neural reference models. Real providers do not send it."""
+    """Which role asked: a :class:`~eviseek.types.Stage` for the built-in agents (``plan``, ``seek``,
+    ``keep``, ``answer``...), any string for a plugin's. Recorded, and readable by non-neural
+    reference models. Real providers do not send it."""
     response_schema: dict[str, Any] | None = None
     """JSON schema of the expected reply, for the same readers as ``stage``."""
     metadata: dict[str, Any] = Field(default_factory=dict)

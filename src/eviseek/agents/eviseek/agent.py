@@ -26,7 +26,7 @@ from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import DemandsReply, PlanReply
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import Question, StepRecord, Trajectory
+from eviseek.types import Question, Stage, StepRecord, Trajectory
 
 
 def _abilities(library: IntentLibrary) -> str:
@@ -131,7 +131,7 @@ class EviSeekAgent:
             ep.plan.demands = []
         else:
             parsed, _ = await ep.caller.ask_rendered(
-                "demands",
+                Stage.DEMANDS,
                 DemandsReply,
                 fallback="one question-wide demand",
                 metadata={
@@ -151,7 +151,7 @@ class EviSeekAgent:
             )
             ep.plan.demands = demands_from_reply(parsed.value, q.text, cfg.max_demands, ep.traj)
         parsed_plan, _ = await ep.caller.ask_rendered(
-            "plan",
+            Stage.PLAN,
             PlanReply,
             fallback="one subtask per demand",
             metadata={
@@ -198,7 +198,7 @@ class EviSeekAgent:
                     ep.traj.log(
                         "early_stop",
                         "coverage check found the evidence sufficient",
-                        stage="coverage",
+                        stage=Stage.COVERAGE,
                         at_step=ep.steps_used,
                     )
                     break
@@ -275,7 +275,7 @@ class EviSeekAgent:
             ep.traj.log(
                 "invalid_intent",
                 why or "invalid intent",
-                stage="seek",
+                stage=Stage.SEEK,
                 at_step=ep.steps_used,
                 data={"intent": decision.intent, "args": decision.args},
             )
@@ -289,7 +289,7 @@ class EviSeekAgent:
             ep.traj.log(
                 "intent_clamped",
                 f"{compiled.name} needed {compiled.requested} steps, {len(compiled.actions)} remain",
-                stage="seek",
+                stage=Stage.SEEK,
                 at_step=ep.steps_used,
             )
         before, before_frame = ep.view, ep.frame_id
@@ -364,7 +364,7 @@ class EviSeekAgent:
                 ep.traj.log(
                     "intent_aborted",
                     f"{compiled.name}: target {compiled.target!r} lost after {i + 1} of {n} actions",
-                    stage="keep",
+                    stage=Stage.KEEP,
                     at_step=ep.steps_used,
                 )
                 return steps, "target lost"

@@ -18,7 +18,7 @@ from eviseek.agents.common import StageCaller, contract_metadata, resolve_answer
 from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import Memory
 from eviseek.agents.replies import AnswerReply
-from eviseek.types import Feedback, Image, Question, Trajectory
+from eviseek.types import Feedback, Image, Question, Stage, Trajectory
 
 _REASONING_KEYS = ("reasoning", "rationale", "thought", "thoughts", "explanation")
 
@@ -162,14 +162,14 @@ async def answer_episode(
         traj.log(
             "empty_board",
             "no evidence was retained; the answer call sees no scene image",
-            stage="answer",
+            stage=Stage.ANSWER,
             at_step=at_step,
         )
     demands = traj.plan.get("demands", []) if show_demands else []
     images = [*references, *ctx.images]
     frame_ids = [*([-1] * len(references)), *ctx.frame_ids]
     parsed, completion = await caller.ask_rendered(
-        "answer",
+        Stage.ANSWER,
         AnswerReply,
         fallback="read the answer from the reply text",
         at_step=at_step,

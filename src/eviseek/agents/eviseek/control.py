@@ -14,6 +14,7 @@ from eviseek.agents.eviseek.answerer import build_context
 from eviseek.agents.eviseek.planner import Subtask, subtasks_from_items
 from eviseek.agents.eviseek.state import Episode
 from eviseek.agents.replies import CoverageReply, TriageReply
+from eviseek.types import Stage
 
 
 @dataclass
@@ -27,7 +28,7 @@ class TriageDecision:
 async def triage(ep: Episode) -> TriageDecision:
     """Ask whether the initial view suffices (unreadable reply: explore, the safe choice)."""
     parsed, _ = await ep.caller.ask_rendered(
-        "triage",
+        Stage.TRIAGE,
         TriageReply,
         fallback="explore (treat the initial view as insufficient)",
         at_step=0,
@@ -69,7 +70,7 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
     for it, fid in zip(ctx.items, ctx.frame_ids, strict=False):
         items.append({"label": it["label"], "image": it["image"] if fid in fresh else None})
     parsed, _ = await ep.caller.ask_rendered(
-        "coverage",
+        Stage.COVERAGE,
         CoverageReply,
         fallback="continue with the plan",
         at_step=ep.steps_used,
@@ -102,7 +103,7 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
             ep.traj.log(
                 "replan_refused",
                 "replan limit reached; continuing with the plan",
-                stage="coverage",
+                stage=Stage.COVERAGE,
                 at_step=ep.steps_used,
             )
             decision = "continue"
@@ -114,13 +115,13 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
                 start_id=start,
                 limit=ep.cfg.max_subtasks,
                 trajectory=ep.traj,
-                stage="coverage",
+                stage=Stage.COVERAGE,
             )
             if not new:
                 ep.traj.log(
                     "replan_empty",
                     "replan asked without usable subtasks; continuing",
-                    stage="coverage",
+                    stage=Stage.COVERAGE,
                     at_step=ep.steps_used,
                 )
                 decision = "continue"
@@ -130,7 +131,7 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
                 ep.traj.log(
                     "replan",
                     f"replaced {len(dropped)} pending subtask(s) with {len(new)}",
-                    stage="coverage",
+                    stage=Stage.COVERAGE,
                     at_step=ep.steps_used,
                     data={"dropped": dropped},
                 )

@@ -30,6 +30,7 @@ from eviseek.agents.eviseek.planner import Subtask, subtasks_from_items
 from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, seek
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import CoverageReply
+from eviseek.types import Stage
 
 Trigger = Literal["new_evidence", "seeker_done", "seeker_blocked", "plan_exhausted"]
 Verdict = Literal["continue", "replan", "stop"]
@@ -70,7 +71,7 @@ async def run_with_coverage_control(ep: Episode, act: ActFn) -> None:
                     if _all_covered(ep, state)
                     else "it found the evidence sufficient"
                 ),
-                stage="coverage",
+                stage=Stage.COVERAGE,
                 at_step=ep.steps_used,
             )
             break
@@ -122,7 +123,7 @@ async def _run_subtask(ep: Episode, subtask: Subtask, state: CoverageState, act:
             ep.traj.log(
                 "done_refused",
                 f"subtask {subtask.id}: the seeker said DONE but demand {subtask.demand} is not covered",
-                stage="coverage",
+                stage=Stage.COVERAGE,
                 at_step=ep.steps_used,
             )
             memory.add(
@@ -188,7 +189,7 @@ async def _check(ep: Episode, state: CoverageState, active: Subtask | None, trig
     items = _items(ep, state.board_checked)
     state.board_checked = len(ep.board)
     parsed, _ = await ep.caller.ask_rendered(
-        "coverage",
+        Stage.COVERAGE,
         CoverageReply,
         template="coverage_nav",
         fallback="keep the coverage found so far and continue",
@@ -248,7 +249,7 @@ def _replan(
 ) -> Verdict:
     if state.replans_left <= 0:
         ep.traj.log(
-            "replan_refused", "replan limit reached; continuing", stage="coverage", at_step=ep.steps_used
+            "replan_refused", "replan limit reached; continuing", stage=Stage.COVERAGE, at_step=ep.steps_used
         )
         return "continue"
     start = max((s.id for s in ep.plan.subtasks), default=0) + 1
@@ -258,7 +259,7 @@ def _replan(
         start_id=start,
         limit=ep.cfg.max_subtasks,
         trajectory=ep.traj,
-        stage="coverage",
+        stage=Stage.COVERAGE,
     )
     # A subtask for a demand already covered would be closed at once; drop it.
     new = [s for s in new if s.demand not in state.covered]
@@ -266,7 +267,7 @@ def _replan(
         ep.traj.log(
             "replan_empty",
             "replan asked without usable subtasks; continuing",
-            stage="coverage",
+            stage=Stage.COVERAGE,
             at_step=ep.steps_used,
         )
         return "continue"
@@ -279,7 +280,7 @@ def _replan(
         f"replaced {len(remaining)} pending subtask(s)"
         + (f" and closed subtask {active.id}" if active is not None else "")
         + f" with {len(new)}",
-        stage="coverage",
+        stage=Stage.COVERAGE,
         at_step=ep.steps_used,
         data={"dropped": [s.model_dump() for s in remaining]},
     )

@@ -14,7 +14,7 @@ from eviseek.agents.eviseek.intents import CompiledIntent
 from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import KeepReply, TrackReply
-from eviseek.types import EvidenceItem, Image, StepRecord
+from eviseek.types import EvidenceItem, Image, Stage, StepRecord
 
 
 def candidate_steps(steps: list[StepRecord], limit: int) -> list[StepRecord]:
@@ -52,7 +52,7 @@ async def review(
     intent_text = compiled.name if not compiled.target else f"{compiled.name} (target: {compiled.target})"
     tried = memory.recent() if memory is not None else []
     parsed, _ = await ep.caller.ask_rendered(
-        "keep",
+        Stage.KEEP,
         KeepReply,
         fallback="keep the last new view",
         at_step=ep.steps_used,
@@ -91,7 +91,7 @@ async def review(
                 "keep_repaired",
                 f"keeper named views {reply.frames} but only 1..{len(candidates)} exist; kept the valid ones"
                 + ("" if picks else " (or the last)"),
-                stage="keep",
+                stage=Stage.KEEP,
                 at_step=ep.steps_used,
             )
         chosen = [candidates[i - 1] for i in sorted(set(picks))] or [candidates[-1]]
@@ -120,7 +120,7 @@ async def target_visible(ep: Episode, target: str) -> bool:
     without tracking; the failure is logged.
     """
     parsed, _ = await ep.caller.ask_rendered(
-        "keep",
+        Stage.KEEP,
         TrackReply,
         template="track",
         fallback="assume the target is still visible",

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from eviseek.agents.replies import DemandsReply, PlanReply, SubtaskItem
-from eviseek.types import Trajectory
+from eviseek.types import Stage, Trajectory
 
 Status = Literal["pending", "active", "done", "timed_out", "blocked"]
 
@@ -82,13 +82,17 @@ def demands_from_reply(
             unique.append(t)
     if len(unique) > max_demands:
         trajectory.log(
-            "plan_trimmed", f"{len(unique)} demands proposed; kept the first {max_demands}", stage="demands"
+            "plan_trimmed",
+            f"{len(unique)} demands proposed; kept the first {max_demands}",
+            stage=Stage.DEMANDS,
         )
         unique = unique[:max_demands]
     if not unique:
         if reply is not None:
             trajectory.log(
-                "plan_fallback", "the demand list was empty; using one question-wide demand", stage="demands"
+                "plan_fallback",
+                "the demand list was empty; using one question-wide demand",
+                stage=Stage.DEMANDS,
             )
         unique = [f"Views or test outcomes that show what the question asks: {question_text}"]
     return [Demand(id=i + 1, text=t) for i, t in enumerate(unique)]
@@ -140,12 +144,12 @@ def plan_from_reply(
         start_id=1,
         limit=max_subtasks,
         trajectory=trajectory,
-        stage="plan",
+        stage=Stage.PLAN,
     )
     if subtasks:
         return subtasks
     if reply is not None:
-        trajectory.log("plan_fallback", "the plan was empty; one subtask per demand", stage="plan")
+        trajectory.log("plan_fallback", "the plan was empty; one subtask per demand", stage=Stage.PLAN)
     if demands:
         return [
             Subtask(id=i + 1, goal=f"Obtain a clear observation of: {d.text}", demand=d.id)

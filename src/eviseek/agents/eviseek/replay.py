@@ -15,7 +15,7 @@ from eviseek.agents.eviseek.answerer import answer_episode
 from eviseek.agents.eviseek.config import EviSeekConfig, Memory
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
-from eviseek.types import GenerateConfig, Question, Trajectory
+from eviseek.types import GenerateConfig, Question, Stage, Trajectory
 
 _MEMORIES = ("board", "recent", "uniform")
 
@@ -56,7 +56,7 @@ async def replay_answer(
     traj = trajectory.model_copy(deep=False)
     traj.agent = agent_name or f"{trajectory.agent}/replay-{memory}"
     traj.model = model.name
-    traj.calls = [c for c in trajectory.calls if c.stage not in ("answer", "forced_choice")]
+    traj.calls = [c for c in trajectory.calls if c.stage not in (Stage.ANSWER, Stage.FORCED_CHOICE)]
     traj.events = list(trajectory.events)
     traj.plan = dict(trajectory.plan)
     traj.config = {**trajectory.config, "replay_memory": memory, "replayed_from": trajectory.episode_id}

@@ -15,6 +15,7 @@ from typing import Any
 from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import SeekReply
+from eviseek.types import Stage
 
 DONE = "DONE"
 BLOCKED = "BLOCKED"
@@ -66,7 +67,7 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
     demand = ep.demand_of(subtask)
     fb = fallback_decision(ep)
     parsed, _ = await ep.caller.ask_rendered(
-        "seek",
+        Stage.SEEK,
         SeekReply,
         fallback=f"run {fb.intent} {fb.args}".strip(),
         at_step=ep.steps_used,

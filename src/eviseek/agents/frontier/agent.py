@@ -33,7 +33,7 @@ from eviseek.agents.replies import EnoughInfoReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
-from eviseek.types import Action, Image, Observation, Question, StepRecord, Trajectory
+from eviseek.types import Action, Image, Observation, Question, Stage, StepRecord, Trajectory
 
 _HINT_BEARING = {"ahead": 0.0, "left": 90.0, "right": -90.0, "behind": 180.0}
 
@@ -192,7 +192,7 @@ class FrontierAgent:
         frames = [*(v[2] for v in previous), current[2]]
         step = len(run.traj.steps)
         parsed, _ = await caller.ask_rendered(
-            "explore_check",
+            Stage.EXPLORE_CHECK,
             EnoughInfoReply,
             fallback="keep exploring toward the nearest frontier",
             at_step=step,

@@ -23,7 +23,7 @@ from eviseek.models.reference import navigate, policy
 from eviseek.models.reference.solve import Verdict, quality, solve, visible_fraction
 from eviseek.models.reference.task import TEST_KINDS, Task, mentions, read_task
 from eviseek.models.reference.vision import View, analyse
-from eviseek.types import ChatMessage, Completion, GenerateConfig, Image, Usage, message_images
+from eviseek.types import ChatMessage, Completion, GenerateConfig, Image, Stage, Usage, message_images
 
 MODEL_ID = "reference/tabletop"
 
@@ -107,19 +107,19 @@ class ReferenceModel:
         self.name = name
         self.delay_s = delay_s
         self._lock = threading.Lock()
-        self._handlers: dict[str, Handler] = {
-            "passive": _answer,
-            "answer": _answer,
-            "forced_choice": _forced_choice,
-            "single_step": _single_step,
-            "demands": _demands,
-            "plan": _plan,
-            "seek": _seek,
-            "keep": _keep,
-            "coverage": _coverage,
-            "triage": _triage,
-            "blind": _answer,
-            "explore_check": _explore_check,
+        self._handlers: dict[str, Handler] = {  # keyed by the agents' stage names
+            Stage.PASSIVE: _answer,
+            Stage.ANSWER: _answer,
+            Stage.FORCED_CHOICE: _forced_choice,
+            Stage.SINGLE_STEP: _single_step,
+            Stage.DEMANDS: _demands,
+            Stage.PLAN: _plan,
+            Stage.SEEK: _seek,
+            Stage.KEEP: _keep,
+            Stage.COVERAGE: _coverage,
+            Stage.TRIAGE: _triage,
+            Stage.BLIND: _answer,
+            Stage.EXPLORE_CHECK: _explore_check,
         }
 
     @classmethod
