@@ -48,6 +48,10 @@ class SingleModelConfig(BaseModel):
     max_tokens: int | None = Field(None, ge=1)
     forced_choice: bool = True
     reference_images: bool = True
+    esibench_hooks: bool = False
+    """Use ESI-Bench's own per-task prompts, reading, stopping and forced choice, called from its
+    checkout (``esibench_root`` or ``$ESI_BENCH_ROOT``), to reproduce the official baseline."""
+    esibench_root: str | None = None
 
 
 class SingleModelAgent:
@@ -69,6 +73,10 @@ class SingleModelAgent:
 
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
         """Run one episode and return its trajectory."""
+        if self.config.esibench_hooks:
+            from eviseek.agents.single_model_esibench import run_with_esibench_hooks
+
+            return await run_with_esibench_hooks(self, env, question, model, seed=seed)
         cfg = self.config
         started = time.perf_counter()
         obs, traj, caller = await start_episode(

@@ -21,3 +21,4 @@ __all__ = [
 register("eviseek/ImageZoom-v0", "eviseek.envs.image.env:ImageZoomEnv")
 register("eviseek/Tabletop-v0", "eviseek.envs.tabletop.env:TabletopEnv")
 register("eviseek/House-v0", "eviseek.envs.house.env:HouseEnv")
+register("eviseek/ESIBench-v0", "eviseek.envs.esibench.env:ESIBenchEnv")

@@ -76,6 +76,9 @@ def esibench_root() -> Path:
 def load_official(root: Path) -> tuple[Any, dict[str, Any]]:
     """Their ``pipeline`` module and every task module, imported with stand-ins for the simulator."""
     src = str(root / "src" / "active_explore")
+    # Names their runner imports by bare name; a stand-in imported earlier must not answer for them.
+    clashing = [n for n in sys.modules if n.split(".")[0] in ("pipeline", "tasks", "utils", "models")]
+    stashed = {n: sys.modules.pop(n) for n in clashing}
     before = set(sys.modules)
     finder = _StubFinder()
     sys.meta_path.insert(0, finder)
@@ -91,4 +94,5 @@ def load_official(root: Path) -> tuple[Any, dict[str, Any]]:
         sys.meta_path.remove(finder)
         for name in set(sys.modules) - before:
             del sys.modules[name]  # their modules keep their own references; ours stay clean
+        sys.modules.update(stashed)
     return pipeline, tasks

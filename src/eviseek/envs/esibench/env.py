@@ -1,0 +1,216 @@
+"""``eviseek/ESIBench-v0``: ESI-Bench's OmniGibson tasks behind eviseek's Env protocol.
+
+Runs inside ESI-Bench's own environment (its conda env with OmniGibson and the BEHAVIOR assets,
+the checkout at ``$ESI_BENCH_ROOT``). Questions come from ``esibench:PATH``; each names its record
+file, which the official pipeline loads. Every simulator call goes through
+:class:`~eviseek.envs.esibench.simulator.ESIBenchSimulator`; this class only translates:
+
+* actions: the ten camera primitives and ``stop`` keep their names; ``physical(command=...)``
+  passes an action phrase to the task (``pick up the mug``, ``place A on top of B``,
+  ``put back A``, or a task's own, e.g. ``pour A into B``); ``pick_up``, ``place_on_top`` and
+  ``put_back`` with ``object``/``target`` arguments are written as those phrases;
+* feedback: the official result dict (handled, operation, success, error/reason, and the task's
+  own fields) becomes a :class:`Feedback`, its extra images going into the observation metadata.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from eviseek.envs.base import question_from_options
+from eviseek.envs.esibench.checkout import import_pipeline
+from eviseek.envs.esibench.simulator import ESIBenchSimulator
+from eviseek.errors import EnvError
+from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, StepResult
+
+ENV_ID = "eviseek/ESIBench-v0"
+
+CAMERA_MOVES = {
+    "move_forward": "move 0.25 m forward (horizontal)",
+    "move_backward": "move 0.25 m backward (horizontal)",
+    "move_left": "move 0.25 m left",
+    "move_right": "move 0.25 m right",
+    "move_up": "raise the camera 0.25 m",
+    "move_down": "lower the camera 0.25 m (not below 0.01 m)",
+}
+CAMERA_TURNS = {
+    "turn_left": "turn 15 degrees left",
+    "turn_right": "turn 15 degrees right",
+    "turn_up": "tilt 15 degrees up",
+    "turn_down": "tilt 15 degrees down",
+}
+_PHRASES = {
+    "pick_up": "pick up {object}",
+    "place_on_top": "place {object} on top of {target}",
+    "put_on": "place {object} on top of {target}",
+    "put_back": "put back {object}",
+}
+
+
+def action_command(action: Action) -> str:
+    """The official action string for an eviseek action (raises ValueError when it has none)."""
+    if action.name in CAMERA_MOVES or action.name in CAMERA_TURNS:
+        return action.name
+    if action.name == "physical":
+        command = action.args.get("command", "").strip()
+        if not command:
+            raise ValueError("physical needs command=<the action phrase>, e.g. 'pick up the mug'")
+        return command
+    if action.name in _PHRASES:
+        try:
+            return _PHRASES[action.name].format(**action.args)
+        except KeyError as exc:
+            raise ValueError(f"{action.name} needs the argument {exc.args[0]}") from None
+    raise ValueError(f"unknown action {action.name!r}; use a camera primitive, stop or physical(command=...)")
+
+
+def pose_of(position: Any, quaternion: Any) -> Pose:
+    """Position plus yaw/pitch (degrees) of the camera looking along its -z axis."""
+    x, y, z, w = (float(v) for v in quaternion)
+    # The camera looks along its local -z; rotate that direction by the quaternion.
+    fx = -(2 * (x * z + w * y))
+    fy = -(2 * (y * z - w * x))
+    fz = -(1 - 2 * (x * x + y * y))
+    yaw = math.degrees(math.atan2(fy, fx))
+    pitch = math.degrees(math.atan2(fz, math.hypot(fx, fy)))
+    px, py, pz = (float(v) for v in position)
+    return Pose(x=px, y=py, z=pz, yaw=round(yaw, 3), pitch=round(pitch, 3))
+
+
+def feedback_of(result: dict[str, Any]) -> Feedback:
+    """The official result dict as eviseek feedback (fields other than the main ones kept as state)."""
+    handled = bool(result.get("handled", False))
+    success = bool(result.get("success", handled))
+    reason = str(
+        result.get("error") or result.get("reason") or ("" if handled else "the task did not handle it")
+    )
+    state = {
+        k: v
+        for k, v in result.items()
+        if k
+        not in (
+            "handled",
+            "operation",
+            "success",
+            "error",
+            "reason",
+            "position",
+            "quaternion_xyzw",
+            "extra_image_paths",
+        )
+    }
+    return Feedback(
+        operation=str(result.get("operation") or "noop"), success=success, reason=reason, state=state
+    )
+
+
+class ESIBenchEnv:
+    """One ESI-Bench question per episode, on the official simulator set-up."""
+
+    env_id = ENV_ID
+
+    def __init__(
+        self,
+        root: str | None = None,
+        *,
+        step_image_root: str | None = None,
+        simulator: ESIBenchSimulator | None = None,
+        **settings: Any,
+    ) -> None:
+        if simulator is None:
+            folder = (
+                step_image_root or os.environ.get("ESI_BENCH_STEPS") or tempfile.mkdtemp(prefix="esibench-")
+            )
+            simulator = ESIBenchSimulator(import_pipeline(root), step_image_root=Path(folder), **settings)
+        self.sim = simulator
+        self._frame = 0
+        self._names: dict[str, str] = {}
+        self._last: Observation | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
+        """Load the question's record through the official pipeline and show the first view."""
+        question = question_from_options(options)
+        meta = (question.metadata.get("esibench") if question is not None else None) or {}
+        source, task = meta.get("source"), meta.get("task")
+        if not source or not task or not Path(str(source)).is_file():
+            raise EnvError(
+                "ESIBench-v0 hosts questions loaded with esibench:PATH whose record file is on this "
+                f"machine (got source={source!r})"
+            )
+        state = self.sim.start(Path(str(source)), str(task))
+        self._frame, self._last = 0, None
+        self._names = self.sim.object_names()
+        info = {
+            "references": [str(p) for p in state.references],
+            "task": task,
+            "objects": sorted(set(self._names.values())),
+        }
+        return self._observe(), info
+
+    def step(self, action: Action) -> StepResult:
+        """Run one action; an unusable one gives a failed feedback, never an exception."""
+        if action.name == "stop":
+            return StepResult(
+                observation=self._observe(capture=False), feedback=Feedback(operation="stop"), terminated=True
+            )
+        try:
+            command = action_command(action)
+        except ValueError as exc:
+            return StepResult(
+                observation=self._observe(capture=False),
+                feedback=Feedback(operation=action.name, success=False, reason=str(exc)),
+            )
+        result = self.sim.act(command, step=self._frame + 1)
+        self._frame += 1
+        obs = self._observe()
+        extra = [str(p) for p in result.get("extra_image_paths") or []]
+        if extra:
+            obs.metadata["extra_image_paths"] = extra
+        return StepResult(observation=obs, feedback=feedback_of(result))
+
+    def legal_actions(self) -> list[ActionSpec]:
+        """The camera primitives, ``stop``, and the task's physical actions as free phrases."""
+        specs = [
+            ActionSpec(name=n, kind="camera", magnitude=0.25, description=d) for n, d in CAMERA_MOVES.items()
+        ]
+        specs += [
+            ActionSpec(name=n, kind="camera", magnitude=15.0, description=d) for n, d in CAMERA_TURNS.items()
+        ]
+        specs.append(ActionSpec(name="stop", kind="control", description="end the episode and answer"))
+        objects = sorted(set(self._names.values()))
+        listed = f"; objects: {', '.join(objects)}" if objects else ""
+        specs.append(
+            ActionSpec(
+                name="physical",
+                kind="manipulation",
+                params=["command"],
+                description="a physical action phrase the task allows, e.g. 'pick up X', "
+                "'place X on top of Y', 'put back X'" + listed,
+            )
+        )
+        return specs
+
+    def close(self) -> None:
+        """Clean up the question and release the simulator (as the official pipeline does)."""
+        self.sim.close()
+
+    def _observe(self, capture: bool = True) -> Observation:
+        state = self.sim.episode
+        if state is None:
+            raise EnvError("reset() first")
+        if not capture and self._last is not None:
+            return self._last.model_copy()  # nothing moved: the same view again
+        path = self.sim.capture(self._frame + 1)
+        self._last = Observation(
+            image=Image.open(path),
+            pose=pose_of(state.position, state.quaternion),
+            frame_id=self._frame,
+            metadata={"image_path": str(path)},
+        )
+        return self._last.model_copy()

@@ -1,0 +1,293 @@
+"""A stand-in for ESI-Bench's ``src/active_explore/pipeline.py``: the same function names and
+signatures (checked against the real file when ESI_BENCH_ROOT is set), no simulator. Every call
+is appended to ``CALLS`` as ``(name, details)`` so tests can see what the bridge asked for.
+Written for eviseek's tests; no code is taken from ESI-Bench."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+CALLS: list[tuple[str, Any]] = []
+CAMERA_ACTIONS = {
+    "move_forward",
+    "move_backward",
+    "move_left",
+    "move_right",
+    "move_up",
+    "move_down",
+    "turn_left",
+    "turn_right",
+    "turn_up",
+    "turn_down",
+}
+
+
+class _Camera:
+    def add_modality(self, name: str) -> None:
+        CALLS.append(("add_modality", name))
+
+
+class _Sim:
+    _viewer_camera = _Camera()
+
+    def step(self) -> None:
+        CALLS.append(("sim.step", None))
+
+    def render(self) -> None:
+        CALLS.append(("sim.render", None))
+
+
+class _Environment:
+    def __init__(self, configs: dict[str, Any]) -> None:
+        CALLS.append(("Environment", configs))
+        self.configs = configs
+
+
+class _OG:
+    sim = _Sim()
+    app = object()
+    Environment = _Environment
+
+    def clear(self) -> None:
+        CALLS.append(("og.clear", None))
+
+    def shutdown(self) -> None:
+        CALLS.append(("og.shutdown", None))
+
+
+og = _OG()
+
+
+@dataclass
+class ActiveExploreConfig:
+    task: str
+    metadata: Path
+    question_index: int
+    json_root: Path | None
+    results_root: Path
+    step_image_root: Path
+    provider: str
+    model: str | None
+    api_key: str | None
+    max_steps: int
+    min_steps: int
+    threshold: float
+    max_new_tokens: int
+    temperature: float
+    top_p: float
+    robot: str
+    overwrite: bool
+
+
+@dataclass
+class SelectedQuestion:
+    payload: dict[str, Any]
+    source_path: Path
+    source_label: str
+
+
+def load_task_module(task_name: str):
+    CALLS.append(("load_task_module", task_name))
+    return importlib.import_module("tasks.standin")
+
+
+def select_question(metadata_path: Path, question_index: int, json_root: Path | None) -> SelectedQuestion:
+    CALLS.append(("select_question", str(metadata_path)))
+    row = json.loads(Path(metadata_path).read_text())
+    payload = {
+        **json.loads(row.get("metadata_json") or "{}"),
+        "scene": row["scene"],
+        "room": row["room"],
+        "_question": row["question"],
+        "_ground_truth": row["answer"],
+        "_options": row["options_json"],
+    }
+    return SelectedQuestion(payload=payload, source_path=Path(metadata_path), source_label=str(metadata_path))
+
+
+def task_preprocess(
+    task_module, payload: dict[str, Any], question_json: Path, config: ActiveExploreConfig
+) -> dict[str, Any]:
+    CALLS.append(("task_preprocess", config.task))
+    return {"skip_reason": "standin_skip"} if payload.get("standin_skip") else {"prepared": True}
+
+
+def task_build_env_config(
+    task_module,
+    scene_name: str,
+    room_name: str | None,
+    robot: str,
+    objects: list[dict[str, Any]],
+    full_scene: bool = False,
+) -> dict[str, Any]:
+    CALLS.append(("task_build_env_config", (scene_name, room_name, robot, full_scene)))
+    return {"scene": {"scene_model": scene_name, "room": room_name}, "objects": objects}
+
+
+def task_initial_settle_steps(task_module) -> int:
+    return 2
+
+
+def task_postprocess_env(
+    task_module, env, payload: dict[str, Any], camera_info: dict[str, Any], task_state: dict[str, Any]
+) -> dict[str, Any]:
+    CALLS.append(("task_postprocess_env", None))
+    return {}
+
+
+def task_reference_image_paths(
+    task_module, payload: dict[str, Any], task_state: dict[str, Any]
+) -> list[Path]:
+    return []
+
+
+def step_image_dir_for(
+    task_module, payload: dict[str, Any], source_json: Path, step_image_root: Path
+) -> Path:
+    return Path(step_image_root) / task_module.TASK_NAME / payload["scene"] / Path(source_json).stem
+
+
+def task_capture_image(
+    task_module,
+    env,
+    payload: dict[str, Any],
+    camera_info: dict[str, Any],
+    pos: np.ndarray,
+    quat: np.ndarray,
+    image_path: Path,
+    task_state: dict[str, Any],
+) -> Path:
+    CALLS.append(("task_capture_image", Path(image_path).name))
+    image_path = Path(image_path)
+    image_path.parent.mkdir(parents=True, exist_ok=True)
+    shade = int(abs(hash((round(float(pos[0]), 3), round(float(pos[2]), 3), round(float(quat[2]), 3)))) % 200)
+    pixels = np.zeros((24, 32, 3), np.uint8)
+    pixels[:, :, 0] = shade
+    pixels[:, :16, 1] = 255 - shade
+    Image.fromarray(pixels).save(image_path)
+    return image_path
+
+
+def execute_action(
+    task_module,
+    env,
+    payload: dict[str, Any],
+    camera_info: dict[str, Any],
+    pos: np.ndarray,
+    quat: np.ndarray,
+    action: str,
+    task_state: dict[str, Any] | None = None,
+    step: int | None = None,
+    step_image_dir: Path | None = None,
+):
+    CALLS.append(("execute_action", action))
+    if action in CAMERA_ACTIONS:
+        pos = pos.copy()
+        pos[0 if "move" in action else 2] += 0.25 if action.endswith(("forward", "up", "left")) else -0.25
+        return pos, quat, {"handled": True, "operation": "camera", "action": action}
+    if action.startswith("pick up "):
+        return pos, quat, {"handled": True, "operation": "pick_up", "object": action[8:], "success": True}
+    if action.startswith("pour "):
+        return (
+            pos,
+            quat,
+            {
+                "handled": True,
+                "operation": "pour",
+                "success": False,
+                "error": "nothing to pour",
+                "extra_image_paths": [str(Path(step_image_dir or ".") / "pour.png")],
+            },
+        )
+    return pos, quat, {"handled": False, "operation": "noop", "action": action}
+
+
+def object_display_names(task_module, payload: dict[str, Any], camera_info: dict[str, Any]) -> dict[str, str]:
+    return {"obj_a": "red mug", "obj_b": "tray"}
+
+
+def task_cleanup_runtime(task_module, env, payload: dict[str, Any], task_state: dict[str, Any]) -> bool:
+    CALLS.append(("task_cleanup_runtime", None))
+    return False
+
+
+def task_build_system_prompt(
+    task_module,
+    payload: dict[str, Any],
+    threshold: float,
+    min_steps: int,
+    camera_info: dict[str, Any],
+    task_state: dict[str, Any],
+) -> str:
+    CALLS.append(("task_build_system_prompt", threshold))
+    return (
+        f"STANDIN TASK PROMPT: {payload['_question']} Reply with JSON: action, answer, confidence, reasoning."
+    )
+
+
+def task_build_force_choice_prompt(
+    task_module, payload: dict[str, Any], camera_info: dict[str, Any], task_state: dict[str, Any]
+) -> str:
+    CALLS.append(("task_build_force_choice_prompt", None))
+    return "STANDIN FORCED CHOICE: give one final answer as JSON."
+
+
+def task_parse_model_output(
+    task_module, parsed: dict[str, Any], payload: dict[str, Any], task_state: dict[str, Any]
+) -> dict[str, Any]:
+    CALLS.append(("task_parse_model_output", parsed.get("answer")))
+    answer = str(parsed.get("answer") or "not sure").strip().lower()
+    return {
+        **parsed,
+        "action": str(parsed.get("action") or "move_forward").lower(),
+        "answer": answer,
+        "confidence": float(parsed.get("confidence") or 0.0),
+        "reasoning": str(parsed.get("reasoning") or ""),
+    }
+
+
+def task_should_stop(
+    task_module, parsed: dict[str, Any], history: list[dict[str, Any]], step: int, config: ActiveExploreConfig
+) -> tuple[bool, str]:
+    CALLS.append(("task_should_stop", step))
+    if parsed["confidence"] >= config.threshold and step >= config.min_steps:
+        return True, "confidence_threshold"
+    if parsed["action"] == "stop":
+        return True, "model_stop"
+    if step == config.max_steps:
+        return True, "max_steps"
+    return False, ""
+
+
+def task_resolve_final_answer(task_module, history: list[dict[str, Any]]) -> tuple[str, int]:
+    for item in reversed(history):
+        if item["answer"] != "not sure":
+            return item["answer"], int(item["step"])
+    return "not sure", -1
+
+
+def task_needs_force_final_choice(task_module, answer: str, stop_reason: str) -> bool:
+    return answer == "not sure"
+
+
+def collect_contents(
+    image_path: Path,
+    history: list[dict[str, Any]],
+    prompt: str,
+    reference_image_paths: list[Path] | None = None,
+    reference_image_path: Path | None = None,
+) -> list[Any]:
+    CALLS.append(("collect_contents", len(history)))
+    contents: list[Any] = []
+    if history:
+        contents.append("HISTORY " + "; ".join(f"{h['step']}:{h['action']}:{h['answer']}" for h in history))
+    contents += [p for p in reference_image_paths or [] if Path(p).exists()]
+    contents += [Path(image_path).parent / h["image"] for h in history[-5:]]
+    return [*contents, Path(image_path), prompt]
