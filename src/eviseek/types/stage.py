@@ -7,11 +7,21 @@ names: the field stays a string, and :class:`Stage` members are strings too.
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import Enum
 
 
-class Stage(StrEnum):
-    """Stage names of the built-in agents, the judge and the model check."""
+class Stage(str, Enum):
+    """Stage names of the built-in agents, the judge and the model check.
+
+    Members are strings (``Stage.SEEK == "seek"``) that print as their value; written out by hand
+    rather than with ``enum.StrEnum``, which needs Python 3.11 (the project supports 3.10).
+    """
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
 
     PASSIVE = "passive"
     """Passive's single answering call."""
