@@ -54,6 +54,14 @@ def _builtin(module: str, agent: str, config: str) -> Callable[[], AgentEntry]:
     return load
 
 
+def _autotool() -> AgentEntry:
+    # A plain (lazy) import, not a module path, so the layer check sees this one upward-sideways
+    # edge (agents -> autotool); pyproject.toml's import contract names it as an exception.
+    from eviseek.autotool.agent import AutoToolConfig, autotool_agent
+
+    return AgentEntry(factory=autotool_agent, config=AutoToolConfig)
+
+
 _BUILTINS: dict[str, Callable[[], AgentEntry]] = {
     "passive": _builtin("eviseek.agents.passive", "PassiveAgent", "PassiveConfig"),
     "single-model": _builtin("eviseek.agents.single_model", "SingleModelAgent", "SingleModelConfig"),
@@ -61,7 +69,7 @@ _BUILTINS: dict[str, Callable[[], AgentEntry]] = {
     "blind": _builtin("eviseek.agents.blind", "BlindAgent", "BlindConfig"),
     "eviseek-nav": _builtin("eviseek.agents.eviseek", "EviSeekNavAgent", "EviSeekNavConfig"),
     "frontier": _builtin("eviseek.agents.frontier", "FrontierAgent", "FrontierConfig"),
-    "autotool": _builtin("eviseek.autotool.agent", "autotool_agent", "AutoToolConfig"),
+    "autotool": _autotool,
 }
 _AGENTS: dict[str, Callable[[], AgentEntry]] = dict(_BUILTINS)
 _ALIASES = {
