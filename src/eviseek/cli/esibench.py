@@ -82,8 +82,10 @@ def import_command(
         path, options = parse_spec(questions.removeprefix("esibench:"))
         if "images=" not in questions:
             options.images = "skip"  # the answers are scored from text; reference images are optional
-        kept, _ = load_with_exclusions(path, options)
-        report = import_results(results_root, kept, out, agent=agent, step_roots=step_images)
+        kept, dropped = load_with_exclusions(path, options)
+        report = import_results(
+            results_root, kept, out, agent=agent, step_roots=step_images, excluded=dropped
+        )
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -106,6 +106,10 @@ def test_import_reports_bad_files_and_the_run_scores_reports_judges_and_views(tm
         json.dumps({"source_json": "/a/b/c/d/e/f.json", "final_answer": {"answer": "yes"}, "history": []})
     )
     (bad / "q_4_answer.json").write_text(json.dumps({"skipped": True, "skip_reason": "storage_variant"}))
+    variant = "Physical Structure/Rigid Containment/Toy_house/attic_0/Toy_house_storage_0__variant_1.json"
+    (bad / "q_5_answer.json").write_text(
+        json.dumps({"source_json": f"/x/{variant}", "final_answer": {"answer": "basket"}, "history": []})
+    )
     run = tmp_path / "run"
     res = CliRunner().invoke(
         app,
@@ -123,7 +127,12 @@ def test_import_reports_bad_files_and_the_run_scores_reports_judges_and_views(tm
     )
     assert res.exit_code == 0, res.output
     assert "imported 5 answer file(s) for 16 question(s)" in res.output
-    for name, why in (("q_1", "not valid JSON"), ("q_2", "no final_answer"), ("q_3", "not in --questions")):
+    for name, why in (
+        ("q_1", "not valid JSON"),
+        ("q_2", "no final_answer"),
+        ("q_3", "not in --questions"),
+        ("q_5", "excludes (official:storage_variant)"),
+    ):
         assert f"{bad / (name + '_answer.json')}: " in res.output and why in res.output
     assert "1 file(s) record a question the official task skipped" in res.output
     assert "1 answer(s) score differently" in res.output  # the '|' stacking order the official code rejects

@@ -121,8 +121,10 @@ def trajectory_of(
         traj.answer_images = [last_image]
         traj.answer_frame_ids = [frame]
     traj.plan = {
+        "ended_by": final.get("stopped_by"),
+        "mode": "active",
         "official": {k: data.get(k) for k in ("correct", "soft_score", "stopped_by") if k in data}
-        | {"final_answer": final}
+        | {"final_answer": final},
     }
     return traj
 
@@ -144,6 +146,7 @@ def import_results(
     *,
     agent: str = "esibench-official",
     step_roots: list[Path] | None = None,
+    excluded: list[Question] | None = None,
 ) -> ImportReport:
     """Write ``out`` as an eviseek run directory holding every importable answer file."""
     from eviseek.eval.datasets import write_questions
@@ -161,6 +164,9 @@ def import_results(
     out = Path(out)
     if (out / "run.json").exists():
         raise ConfigError(f"{out} already holds a run; import into a new folder")
+    left_out = {
+        q.metadata["esibench"].get("relpath"): q.metadata["esibench"].get("excluded") for q in excluded or []
+    }
     report = ImportReport(questions=len(questions))
     seen: dict[str, Path] = {}
     models: set[str] = set()
@@ -175,9 +181,13 @@ def import_results(
                 _validate(data)
                 question = by_path.get(_tail(str(data["source_json"])))
                 if question is None:
-                    raise ValueError(
-                        f"answers {_tail(str(data['source_json']))}, which is not in --questions"
-                    )
+                    tail = _tail(str(data["source_json"]))
+                    if tail in left_out:
+                        raise ValueError(
+                            f"answers {tail}, which the evaluation set excludes ({left_out[tail]}); "
+                            "add ?all=1 to --questions to import it"
+                        )
+                    raise ValueError(f"answers {tail}, which is not in --questions")
                 if question.id in seen:
                     raise ValueError(f"answers {question.id} again (also {seen[question.id]})")
                 traj = trajectory_of(data, question, agent, file, step_roots or [])
