@@ -29,8 +29,16 @@ def judge(
         True, "--save-inputs/--no-save-inputs", help="Keep the numbered images sent, under RUN_DIR/judge/"
     ),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per judge request"),
+    protocol: str = typer.Option(
+        "support",
+        "--protocol",
+        help="support: visual support of the answer-time images (appendix B, to support.jsonl); "
+        "express: EXPRESS-Bench's grounding 0/0.5/1 and answer score 1-5 from the last image "
+        "(to express.jsonl; `eviseek score` then shows C, C*, E_path and d_T)",
+    ),
 ) -> None:
-    """Grade each episode's answer-time images 1 / 0.5 / 0 without showing the judge the prediction."""
+    """Grade each episode's answer-time images 1 / 0.5 / 0 without showing the judge the prediction
+    (or, with --protocol express, grade its answer EXPRESS-Bench's way)."""
     import asyncio
 
     from eviseek.cli.models import model_kwargs
@@ -39,6 +47,12 @@ def judge(
     from eviseek.models import get_model
 
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
+    if protocol not in ("support", "express"):
+        typer.echo(f"error: unknown --protocol {protocol!r}; use 'support' or 'express'", err=True)
+        raise typer.Exit(1)
+    if protocol == "express":
+        _judge_express(run_dir, model, base_url, api_key_env, timeout, chosen, concurrency, overwrite)
+        return
     try:
         m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
         grades = asyncio.run(
@@ -62,3 +76,37 @@ def judge(
         + (f"; {len(failed)} without a usable grade (run again to retry)" if failed else "")
     )
     typer.echo(f"grades:  {Path(run_dir) / 'support.jsonl'}")
+
+
+def _judge_express(
+    run_dir: Path,
+    model: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    timeout: float | None,
+    agents: list[str] | None,
+    concurrency: int,
+    overwrite: bool,
+) -> None:
+    import asyncio
+
+    from eviseek.cli.models import model_kwargs
+    from eviseek.errors import EviseekError
+    from eviseek.eval.express import EXPRESS_FILE, judge_run_express
+    from eviseek.models import get_model
+
+    try:
+        m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
+        grades = asyncio.run(
+            judge_run_express(run_dir, m, agents=agents, concurrency=concurrency, overwrite=overwrite)
+        )
+    except (EviseekError, FileNotFoundError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    graded = [g for g in grades if g.score is not None]
+    failed = len(grades) - len(graded)
+    typer.echo(
+        f"graded {len(graded)} episode(s) EXPRESS-Bench's way"
+        + (f"; {failed} without a usable grade (run again to retry)" if failed else "")
+    )
+    typer.echo(f"grades:  {Path(run_dir) / EXPRESS_FILE}")

@@ -72,6 +72,39 @@ def print_summary(summary: Any, *, by: str = "family") -> None:
     console.print(cost)
 
 
+def print_express(rows: Any) -> None:
+    """EXPRESS-Bench's table: agents as rows; C, C*, E_path (0-100) and d_T (metres), as in the paper."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(soft_wrap=True)
+    if not console.is_terminal:
+        console = Console(soft_wrap=True, width=140)
+    t = Table(title="EXPRESS-Bench metrics (judge: express.jsonl)", title_justify="left")
+    for col in ("agent", "n", "graded", "C", "C*", "E_path", "d_T (m)", "exact %", "path (m)"):
+        t.add_column(col, justify="left" if col == "agent" else "right")
+    for r in rows:
+        dash = r.question_only  # a Blind system: the paper prints a dash for these columns
+        t.add_row(
+            r.agent,
+            str(r.n),
+            str(r.graded),
+            "—" if dash else _num(r.C),
+            _num(r.C_star),
+            "—" if dash else _num(r.E_path),
+            "—" if dash else _num(r.d_T, 2),
+            _num(r.exact) + (f" (n={r.n_exact})" if r.n_exact else ""),
+            _num(r.mean_path_m, 2),
+        )
+    console.print(t)
+    if any(r.graded < r.n for r in rows):
+        typer.echo(
+            "note: C, C* and E_path cover judged episodes only; grade the rest with "
+            "`eviseek judge RUN_DIR --protocol express --model ...`",
+            err=True,
+        )
+
+
 def score(
     run_dir: Path = typer.Argument(..., help="A run directory written by eviseek eval"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
@@ -88,10 +121,21 @@ def score(
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    if as_json:
+    from eviseek.eval.express import express_rows
+
+    rows = express_rows(run_dir)
+    if as_json and not rows:
         typer.echo(rescored.summary.model_dump_json(indent=2))
+    elif as_json:
+        import json
+
+        payload = rescored.summary.model_dump(mode="json")
+        payload["express"] = [r.model_dump(mode="json") for r in rows]
+        typer.echo(json.dumps(payload, indent=2))
     else:
         print_summary(rescored.summary, by=by)
+        if rows:
+            print_express(rows)
     if rescored.changed:
         typer.echo(
             f"note: {len(rescored.changed)} episode(s) score differently from the live run "

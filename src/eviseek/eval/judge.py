@@ -21,10 +21,10 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -49,6 +49,7 @@ GRADES = (0.0, 0.5, 1.0)
 SUPPORT_FILE = "support.jsonl"
 _USER_SPLIT = "=== user ==="
 _MARK = re.compile("\x00IMG(\\d+)\x00")
+V = TypeVar("V")
 
 
 class JudgeReply(BaseModel):
@@ -354,27 +355,62 @@ class SupportJudge:
             grade.grade, grade.reason = 0.0, "no images were attached to the answering call"
             return grade
         messages, config = build_request(question, prepared)
-        budgets = [self.max_tokens, self.retry_max_tokens]
-        problem: str | None = None
-        for attempt, budget in enumerate(budgets, 1):
-            cfg = config.model_copy(update={"max_tokens": budget})
-            completion, call = await generate_recorded(self.model, messages, cfg)
-            grade.attempts = attempt
-            grade.outputs.append(completion.text)
-            grade.usage = grade.usage + call.usage
-            value, reason, problem = parse_judge_reply(completion.text)
-            if value is not None and completion.finish_reason != "length":
-                grade.grade, grade.reason = value, reason
-                return grade
-            if value is not None:
-                # Cut off yet parseable: keep it unless the longer retry does better.
-                grade.grade, grade.reason = value, reason
-                problem = "reply was cut off at the token limit"
-            elif completion.finish_reason == "length":
-                problem = f"reply was cut off at {budget} tokens ({problem})"
-        if grade.grade is None:
-            grade.error = f"no usable grade after {len(budgets)} attempts: {problem}"
+        asked = await ask_judge(
+            self.model, messages, config, [self.max_tokens, self.retry_max_tokens], parse_judge_reply
+        )
+        grade.attempts, grade.outputs, grade.usage = asked.attempts, asked.outputs, asked.usage
+        if asked.value is not None:
+            grade.grade, grade.reason = asked.value, asked.reason
+        else:
+            grade.error = asked.error
         return grade
+
+
+class JudgeAnswer(BaseModel, Generic[V]):
+    """What :func:`ask_judge` got: the parsed value (``None`` if none) and the record of asking."""
+
+    value: V | None = None
+    reason: str = ""
+    attempts: int = 0
+    outputs: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+
+
+async def ask_judge(
+    model: Model,
+    messages: list[ChatMessage],
+    config: GenerateConfig,
+    budgets: Sequence[int],
+    parse: Callable[[str], tuple[V | None, str, str | None]],
+) -> JudgeAnswer[V]:
+    """Ask a judge, once per output budget, until a reply parses and was not cut off.
+
+    ``parse(text)`` returns ``(value, reason, problem)``. A reply cut off at the token limit that
+    still parses is kept unless a longer retry does better. Shared by every judge protocol
+    (appendix B's support grade, EXPRESS-Bench's answer grade). Raises only on infrastructure
+    failure (:class:`ModelError`).
+    """
+    out: JudgeAnswer[V] = JudgeAnswer()
+    problem: str | None = None
+    for attempt, budget in enumerate(budgets, 1):
+        cfg = config.model_copy(update={"max_tokens": budget})
+        completion, call = await generate_recorded(model, messages, cfg)
+        out.attempts = attempt
+        out.outputs.append(completion.text)
+        out.usage = out.usage + call.usage
+        value, reason, problem = parse(completion.text)
+        if value is not None and completion.finish_reason != "length":
+            out.value, out.reason = value, reason
+            return out
+        if value is not None:
+            out.value, out.reason = value, reason
+            problem = "reply was cut off at the token limit"
+        elif completion.finish_reason == "length":
+            problem = f"reply was cut off at {budget} tokens ({problem})"
+    if out.value is None:
+        out.error = f"no usable grade after {len(budgets)} attempts: {problem}"
+    return out
 
 
 def load_questions(run_dir: str | Path) -> dict[str, Question]:

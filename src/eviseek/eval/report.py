@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from eviseek.eval.express import ExpressRow, express_rows, express_table
 from eviseek.eval.metrics import (
     AccuracyRow,
     ResourceUsage,
@@ -114,6 +115,8 @@ class ReportData(BaseModel):
     comparisons: list[PairedTest]
     settings: dict[str, Any] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    express: list[ExpressRow] = Field(default_factory=list)
+    """EXPRESS-Bench's C, C*, E_path and d_T per system (runs with navigation questions only)."""
 
 
 @dataclass
@@ -164,6 +167,11 @@ def compute_report(
         comparisons=paired_comparisons(systems, n_resamples=n_resamples, seed=seed, confidence=confidence),
         settings={"n_resamples": n_resamples, "seed": seed, "confidence": confidence},
         warnings=[w for r in runs for w in r.warnings],
+        express=[
+            row.model_copy(update={"agent": row.agent if len(runs) == 1 else f"{r.label} / {row.agent}"})
+            for r in runs
+            for row in express_rows(r.path)
+        ],
     )
     return data, systems
 
@@ -187,6 +195,8 @@ def build_tables(data: ReportData, systems: Sequence[SystemResults]) -> dict[str
             systems,
         ),
     }
+    if data.express:
+        tables["express"] = express_table(data.express)
     overall = next(r for r in data.support if r.level == "overall")
     if any(p.available for p in overall.parts.values()):
         tables["support-subcategory"] = support_subcategory_table(data.support, systems)
@@ -363,12 +373,15 @@ def _markdown(data: ReportData, tables: dict[str, Table], figures: dict[str, str
         lines.append("")
     order = [
         ("Task accuracy", ["accuracy-family", "fig:accuracy_by_family", "accuracy-subcategory"]),
+        ("EXPRESS-Bench", ["express"]),
         ("Visual support", ["support-decomposition", "fig:support_decomposition", "support-subcategory"]),
         ("Resource use", ["resources"]),
         ("Paired comparisons", ["paired"]),
         ("Episodes", ["status"]),
     ]
     for heading, keys in order:
+        if heading == "EXPRESS-Bench" and "express" not in tables:
+            continue  # a run without navigation questions
         lines += [f"## {heading}", ""]
         for key in keys:
             if key.startswith("fig:"):
@@ -403,7 +416,7 @@ def _html(
         undefined=jinja2.StrictUndefined,
     )
     rendered = {k: t.html() for k, t in tables.items()}
-    for key in ("support-subcategory", "paired"):
+    for key in ("support-subcategory", "paired", "express"):
         rendered.setdefault(key, "")
     b64 = {k: base64.b64encode(v).decode("ascii") for k, v in figures.items()}
     return env.get_template("report.html.j2").render(

@@ -51,5 +51,7 @@ class Stage(str, Enum):
     """One turn of the AutoTool dual-mode loop."""
     JUDGE = "judge"
     """A visual-support or reward judge's call."""
+    EXPRESS_JUDGE = "express_judge"
+    """EXPRESS-Bench's answer judge: grounding 0/0.5/1 and score 1-5 from the last image."""
     CHECK = "check"
     """``eviseek models check``: one short request to see that a model answers."""

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from eviseek.models.reference import navigate, policy
+from eviseek.models.reference.express_judge import express_judge_reply
 from eviseek.models.reference.solve import Verdict, quality, solve, visible_fraction
 from eviseek.models.reference.task import TEST_KINDS, Task, mentions, read_task
 from eviseek.models.reference.vision import View, analyse
@@ -120,6 +121,7 @@ class ReferenceModel:
             Stage.TRIAGE: _triage,
             Stage.BLIND: _answer,
             Stage.EXPLORE_CHECK: _explore_check,
+            Stage.EXPRESS_JUDGE: _express_judge,
         }
 
     @classmethod
@@ -467,6 +469,11 @@ def _explore_check(req: Request) -> dict[str, Any]:
         "direction": side or "",
         "reasoning": _why(verdict, len(req.views)),
     }
+
+
+def _express_judge(req: Request) -> dict[str, Any]:
+    """EXPRESS-Bench's answer judge, played by a text rule (see :mod:`.express_judge`)."""
+    return express_judge_reply(req.meta, len(req.images))
 
 
 # --------------------------------------------------------------------------------------------

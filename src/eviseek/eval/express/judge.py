@@ -1,0 +1,289 @@
+"""EXPRESS-Bench's answer judge (its "Exploration-Answer Consistency"), through any eviseek model.
+
+For each episode the judge sees the question, the reference answer, the agent's answer and the
+last image the agent's camera took, and gives a grounding grade g in {0, 0.5, 1} and an answer
+score s in 1..5 (EXPRESS-Bench's protocol; the prompt is ours). The request goes out with
+``stage="express_judge"``, so the ``reference/`` policy can play the judge without a key. It
+shares the appendix-B judge's image fitting and its retry on a cut-off or unreadable reply
+(:func:`eviseek.eval.judge.ask_judge`). Replies are JSON; EXPRESS-Bench's own plain form
+``"<g>, <s>"`` is read too.
+
+:func:`judge_run_express` grades a run directory and appends one :class:`ExpressGrade` per
+episode to ``RUN_DIR/express.jsonl`` (re-running resumes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from eviseek.eval.judge import (
+    FIRST_MAX_TOKENS,
+    MAX_HEIGHT,
+    MAX_WIDTH,
+    RETRY_MAX_TOKENS,
+    _append,
+    _json_object,
+    ask_judge,
+    fit_image,
+    load_questions,
+    reference_answer,
+    resolve_grade,
+)
+from eviseek.models.base import Model
+from eviseek.types import (
+    ChatMessage,
+    GenerateConfig,
+    Image,
+    ImagePart,
+    Question,
+    Stage,
+    TextPart,
+    Trajectory,
+    Usage,
+)
+
+EXPRESS_FILE = "express.jsonl"
+STAGE = Stage.EXPRESS_JUDGE
+_USER_SPLIT = "=== user ==="
+_IMAGE_MARK = "\x00IMAGE\x00"
+_PLAIN = re.compile(r"^\s*(?:your mark:)?\s*([0-9.]+)\s*,\s*([0-9.]+)", re.IGNORECASE)
+
+
+class ExpressReply(BaseModel):
+    """The JSON object the judge is asked for."""
+
+    reason: str = Field(description="One short sentence.")
+    grounding: float = Field(description="1, 0.5 or 0.")
+    score: int = Field(description="1 to 5.")
+
+
+class ExpressGrade(BaseModel):
+    """The judge's verdict on one episode."""
+
+    agent: str
+    question_id: str
+    grounding: float | None = None
+    """g in {0, 0.5, 1}; ``None`` when the judge gave no usable reply (see ``error``)."""
+    score: int | None = None
+    """s in 1..5."""
+    reason: str = ""
+    response: str = ""
+    """The agent's answer as the judge read it."""
+    judge_model: str = ""
+    had_image: bool = False
+    attempts: int = 0
+    outputs: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+
+
+def response_text(traj: Trajectory) -> str:
+    """The agent's answer in words (its raw reply when saved, else the parsed answer)."""
+    res = traj.result
+    if res is None:
+        return ""
+    return (res.raw_answer or res.answer or "").strip()
+
+
+def last_image(traj: Trajectory) -> Image | None:
+    """The last image the agent's camera took (EXPRESS-Bench shows the judge this one).
+
+    An agent that never moved shows the judge what it answered from (a Blind agent: nothing).
+    """
+    for step in reversed(traj.steps):
+        if step.image is not None:
+            return step.image
+    return traj.answer_images[-1] if traj.answer_images else None
+
+
+@cache
+def _template() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("eviseek.eval", "templates"),
+        autoescape=False,  # a plain-text prompt, not HTML
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env.get_template("express_judge.j2")
+
+
+def build_express_request(
+    question: Question, response: str, image: Image | None
+) -> tuple[list[ChatMessage], GenerateConfig]:
+    """The judge's messages and config (the image fitted as the appendix-B judge fits its own)."""
+    reference = reference_answer(question)
+    text = _template().render(
+        question=question.text,
+        reference=reference,
+        response=response or "(no answer)",
+        image=_IMAGE_MARK if image is not None else None,
+    )
+    system, _, user = text.partition(_USER_SPLIT)
+    parts: list[TextPart | ImagePart] = []
+    before, mark, after = user.partition(_IMAGE_MARK)
+    if before.strip():
+        parts.append(TextPart(text=before.strip("\n")))
+    if mark and image is not None:
+        parts.append(ImagePart(image=Image.from_pil(fit_image(image.to_pil(), MAX_WIDTH, MAX_HEIGHT))))
+    if after.strip():
+        parts.append(TextPart(text=after.strip("\n")))
+    messages = [ChatMessage(role="system", content=system.strip()), ChatMessage(role="user", content=parts)]
+    config = GenerateConfig(
+        stage=STAGE,
+        json_mode=True,
+        max_tokens=FIRST_MAX_TOKENS,
+        response_schema=ExpressReply.model_json_schema(),
+        metadata={"question": question.text, "reference_answer": reference, "response": response},
+    )
+    return messages, config
+
+
+def parse_express_reply(text: str) -> tuple[tuple[float, int] | None, str, str | None]:
+    """((grounding, score), reason, problem); reads the JSON reply or the plain ``"g, s"`` form."""
+    obj = _json_object(text)
+    if obj is None:
+        m = _PLAIN.match(text.strip())
+        if m is None:
+            return None, "", "no JSON object and no 'grounding, score' pair in the reply"
+        raw_g, raw_s = m.group(1), m.group(2)
+        reason = ""
+    else:
+        if "grounding" not in obj or "score" not in obj:
+            return None, "", "the JSON object lacks 'grounding' or 'score'"
+        raw_g, raw_s = obj["grounding"], obj["score"]
+        reason = str(obj.get("reason", ""))
+    g = resolve_grade(raw_g if not isinstance(raw_g, str) else raw_g.strip())
+    if g is None:
+        return None, reason, f"grounding {raw_g!r} is not 1, 0.5 or 0"
+    try:
+        s_float = float(raw_s)
+    except (TypeError, ValueError):
+        return None, reason, f"score {raw_s!r} is not a number from 1 to 5"
+    if s_float != int(s_float) or not 1 <= s_float <= 5:
+        return None, reason, f"score {raw_s!r} is not an integer from 1 to 5"
+    return (g, int(s_float)), reason, None
+
+
+class ExpressJudge:
+    """Grades episodes EXPRESS-Bench's way with any eviseek :class:`Model`."""
+
+    def __init__(
+        self, model: Model, *, max_tokens: int = FIRST_MAX_TOKENS, retry_max_tokens: int = RETRY_MAX_TOKENS
+    ) -> None:
+        if max_tokens < 1 or retry_max_tokens < 1:
+            raise ValueError("max_tokens and retry_max_tokens must be positive")
+        self.model = model
+        self.budgets = [max_tokens, retry_max_tokens]
+
+    async def grade(
+        self, question: Question, traj: Trajectory, *, base_dir: str | Path | None = None
+    ) -> ExpressGrade:
+        """Grade one episode. Raises only on infrastructure failure (:class:`ModelError`)."""
+        image = last_image(traj)
+        if image is not None and base_dir is not None and not image.loaded and image.path is not None:
+            image = Image.from_pil(image.to_pil(base_dir))
+        response = response_text(traj)
+        grade = ExpressGrade(
+            agent=traj.agent,
+            question_id=question.id,
+            response=response,
+            judge_model=self.model.name,
+            had_image=image is not None,
+        )
+        messages, config = build_express_request(question, response, image)
+        asked = await ask_judge(self.model, messages, config, self.budgets, parse_express_reply)
+        grade.attempts, grade.outputs, grade.usage = asked.attempts, asked.outputs, asked.usage
+        if asked.value is None:
+            grade.error = asked.error
+            return grade
+        g, s = asked.value
+        # Without an image nothing can be grounded, whatever the judge says.
+        grade.grounding, grade.score, grade.reason = (g if image is not None else 0.0), s, asked.reason
+        return grade
+
+
+def load_express_grades(run_dir: str | Path) -> dict[tuple[str, str], ExpressGrade]:
+    """Grades from ``RUN_DIR/express.jsonl`` keyed by (agent, question_id); later lines win."""
+    path = Path(run_dir) / EXPRESS_FILE
+    out: dict[tuple[str, str], ExpressGrade] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            g = ExpressGrade.model_validate_json(line)
+        except ValueError:
+            continue  # a torn last line from an interrupted run: that episode is judged again
+        out[(g.agent, g.question_id)] = g
+    return out
+
+
+def run_trajectories(
+    run_dir: str | Path, agents: Sequence[str] | None = None
+) -> list[tuple[Trajectory, Path]]:
+    """Every saved trajectory of a run (or of ``agents``) with its episode folder."""
+    episodes = Path(run_dir) / "episodes"
+    if not episodes.is_dir():
+        raise FileNotFoundError(
+            f"{episodes} not found: is {run_dir} a run directory written by `eviseek eval`?"
+        )
+    out = []
+    for path in sorted(episodes.rglob("trajectory.json")):
+        traj = Trajectory.load(path)
+        if agents is None or traj.agent in agents:
+            out.append((traj, path.parent))
+    return out
+
+
+async def judge_run_express(
+    run_dir: str | Path,
+    model: Model,
+    *,
+    agents: Sequence[str] | None = None,
+    concurrency: int = 4,
+    overwrite: bool = False,
+    judge: ExpressJudge | None = None,
+) -> list[ExpressGrade]:
+    """Grade every saved episode of a run (or of ``agents``) and append to ``express.jsonl``.
+
+    Episodes that already have a grade are skipped unless ``overwrite``; those whose earlier
+    attempt gave none are tried again.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    run = Path(run_dir)
+    questions = load_questions(run)
+    done = {} if overwrite else load_express_grades(run)
+    grader = judge or ExpressJudge(model)
+    todo = []
+    for traj, ep in run_trajectories(run, agents):
+        previous = done.get((traj.agent, traj.question_id))
+        if previous is not None and previous.score is not None:
+            continue
+        todo.append((traj, ep))
+    missing = sorted({t.question_id for t, _ in todo if t.question_id not in questions})
+    if missing:
+        raise ValueError(
+            f"{len(missing)} episode(s) answer questions missing from questions.jsonl, e.g. {missing[:5]}"
+        )
+    sem = asyncio.Semaphore(concurrency)
+    out_path = run / EXPRESS_FILE
+
+    async def one(traj: Trajectory, ep: Path) -> ExpressGrade:
+        async with sem:
+            grade = await grader.grade(questions[traj.question_id], traj, base_dir=ep)
+            _append(out_path, grade)
+            return grade
+
+    return list(await asyncio.gather(*(one(t, ep) for t, ep in todo)))
