@@ -158,3 +158,20 @@ async def test_unreadable_coverage_reply_keeps_going(question: Question) -> None
     assert "parse_failure" in {e.kind for e in traj.events}
     assert [c["decision"] for c in traj.plan["coverage"]] == ["continue", "stop"]
     assert traj.plan["covered"] == [1, 2]
+
+
+async def test_nav_variant_skips_repeats_of_a_blocked_move(question: Question) -> None:
+    # Turn to face the near wall (1 m behind the start) and ask for 8 forward moves.
+    goto = {1: [{"intent": "GOTO", "args": {"direction": "left", "degrees": 180, "steps": 8}}]}
+    over = {"seek": seek_by_subtask(goto), "coverage": lambda cfg: {"covered": [1, 2], "decision": "stop"}}
+    env = GridWorld(navigation_only=True, range_scan=True)
+    traj = await make_agent("eviseek-nav").run(as_async(env), question, nav_script(**over).model())
+    names = [(s.action.name, s.feedback.success) for s in traj.steps]
+    assert names == [("turn_left", True)] * 6 + [("move_forward", True)] * 4 + [("move_forward", False)]
+    assert "repeats_skipped" in {e.kind for e in traj.events}
+    # The tabletop configuration keeps running its compiled sequence to the end.
+    env = GridWorld(navigation_only=True, range_scan=True)
+    plain = await make_agent("eviseek", budget=120).run(
+        as_async(env), question, nav_script(seek=seek_by_subtask(goto)).model()
+    )
+    assert len(plain.steps) == 14

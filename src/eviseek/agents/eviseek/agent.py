@@ -319,8 +319,14 @@ class EviSeekAgent:
         """Run the compiled actions one by one; returns the steps and why it stopped early, if it did."""
         steps: list[StepRecord] = []
         n = len(compiled.actions)
+        failed: str | None = None
+        skipped = 0
         for i, action in enumerate(compiled.actions):
+            if ep.cfg.skip_repeated_failures and action.name == failed and not action.args:
+                skipped += 1  # the same blocked move would fail the same way and cost a step
+                continue
             result = await ep.env.step(action)
+            failed = None if result.feedback.success else action.name
             pose = ep.pose.apply(action, result.feedback)
             obs = result.observation
             rec = StepRecord(
@@ -368,6 +374,13 @@ class EviSeekAgent:
                     at_step=ep.steps_used,
                 )
                 return steps, "target lost"
+        if skipped:
+            ep.traj.log(
+                "repeats_skipped",
+                f"{compiled.name}: {skipped} repeat(s) of a failed primitive skipped",
+                stage="seek",
+                at_step=ep.steps_used,
+            )
         return steps, None
 
 

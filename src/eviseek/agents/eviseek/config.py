@@ -51,6 +51,10 @@ class EviSeekConfig(BaseModel):
     whether the active subtask is complete, whether to replan, and when to stop. The seeker's
     DONE becomes a request the controller may refuse."""
 
+    skip_repeated_failures: bool = False
+    """Within one intent, skip the repeats of a camera primitive that just failed (a move into a
+    wall fails again, unchanged, and would still cost a step). Ours; on in the navigation variant."""
+
     # interface details
     track_every: int = Field(2, ge=0)
     """During APPROACH/ORBIT, ask a short visibility check after every this-many actions
@@ -107,3 +111,4 @@ class EviSeekNavConfig(EviSeekConfig):
     coverage_control: bool = True
     max_decisions_per_subtask: int = Field(10, ge=1)
     max_replans: int = Field(3, ge=0)
+    skip_repeated_failures: bool = True

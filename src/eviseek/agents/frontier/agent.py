@@ -73,6 +73,8 @@ class _Run:
         self.scans = 0
         self.ended = False
         self.avoid: set[tuple[int, int]] = set()
+        self.blocked = False
+        """The last forward move was blocked."""
 
     def observe(self, obs: Observation) -> None:
         p = self.pose.pose
@@ -241,6 +243,9 @@ class FrontierAgent:
             return self._follow(
                 run, path, limit
             ), f"frontier {f.cell} at {f.distance_m:.1f} m, {f.bearing_deg:+.0f} deg"
+        if want is None and run.scans == 0:
+            # Without a range scan there is no map to run out of: walk on, turning right after a bump.
+            hint, want = ("right", -90.0) if run.blocked else ("ahead", 0.0)
         if want is not None:
             # No mapped frontier (e.g. an env without a range scan): head where the model points.
             turns = self._turns(want, run.turn)
@@ -290,6 +295,8 @@ class FrontierAgent:
             if result.terminated or result.truncated:
                 run.ended = True
                 return
-            if action.name == "move_forward" and not result.feedback.success:
-                run.seen.mark_blocked(before.x, before.y, before.yaw, run.move)
-                return
+            if action.name == "move_forward":
+                run.blocked = not result.feedback.success
+                if run.blocked:
+                    run.seen.mark_blocked(before.x, before.y, before.yaw, run.move)
+                    return

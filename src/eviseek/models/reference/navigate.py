@@ -6,7 +6,7 @@ what a simple explorer does, reading only the current picture and the reported a
 
 * scan a full circle first, so every side of the starting room has been seen once;
 * when a colour the question names is in view, approach it (centre it first with a turn);
-* otherwise walk ahead; after a blocked move, turn away (alternating sides) and walk on.
+* otherwise walk ahead; after a blocked move, turn right and walk on.
 
 The same recipe serves EviSeek's seeker (as intents), Single-model (as atomic actions) and the
 frontier baseline's direction hint. It is a smoke-test player, not a navigator: it has no map.
@@ -69,8 +69,8 @@ def nav_intent(
         return "FACE", {"direction": side, "degrees": 30}, f"turn toward the named colour on the {side}"
     last = (trail or [""])[-1]
     if _FAILED.search(last):
-        way = "right" if len(memory) % 2 else "left"
-        return "FACE", {"direction": way, "degrees": 90}, "the way ahead is blocked; turn away"
+        # Always the same way: alternating sides would turn back into the same wall.
+        return "FACE", {"direction": "right", "degrees": 90}, "the way ahead is blocked; turn away"
     return "GOTO", {"direction": "ahead", "steps": 8}, "walk on to see more of the house"
 
 
@@ -87,8 +87,8 @@ def nav_atomic(
     if side in ("left", "right") and f"turn_{side}" in legal:
         return f"turn_{side}", f"turn toward the named colour on the {side}"
     if failed_last:
-        way = "turn_right" if len(actions) % 2 else "turn_left"
-        return (way if way in legal else None), "the way ahead is blocked; turn away"
+        # Always the same way: alternating sides would turn back into the same wall.
+        return ("turn_right" if "turn_right" in legal else None), "the way ahead is blocked; turn away"
     return ("move_forward" if "move_forward" in legal else None), "walk on to see more of the house"
 
 
