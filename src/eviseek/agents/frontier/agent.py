@@ -54,6 +54,8 @@ class FrontierConfig(BaseModel):
     hint_weight_m: float = Field(2.0, ge=0.0)
     """Extra metres a frontier straight against the model's direction counts as (ours)."""
     min_frontier_cells: int = Field(2, ge=1)
+    clearance_cells: int = Field(1, ge=0)
+    """Paths keep this many cells from anything seen occupied (the body has a radius; ours)."""
     temperature: float = Field(0.2, ge=0.0)
     top_p: float = Field(0.9, gt=0.0, le=1.0)
     max_tokens: int | None = Field(None, ge=1)
@@ -75,6 +77,8 @@ class _Run:
         self.avoid: set[tuple[int, int]] = set()
         self.blocked = False
         """The last forward move was blocked."""
+        self.stuck = 0
+        """Stretches in a row that moved nowhere."""
 
     def observe(self, obs: Observation) -> None:
         p = self.pose.pose
@@ -234,12 +238,17 @@ class FrontierAgent:
             return f.distance_m + self.config.hint_weight_m * off / 180.0
 
         for f in sorted(candidates, key=score):
-            path = run.seen.path(here, f.cell)
+            # Keep clear of walls where the map allows; squeeze through (e.g. a doorway drawn
+            # narrow by the grid) only when no clear path exists.
+            path = run.seen.path(here, f.cell, clearance=self.config.clearance_cells) or run.seen.path(
+                here, f.cell
+            )
             if path is None or len(path) < 2:
                 run.avoid.add(f.cell)
                 continue
-            if len(path) <= limit + 1:
-                run.avoid.add(f.cell)  # reached within this stretch: do not aim at it again
+            if len(path) <= limit + 1 or run.stuck >= 2:
+                # Reached within this stretch, or aimed at twice without getting anywhere.
+                run.avoid.add(f.cell)
             return self._follow(
                 run, path, limit
             ), f"frontier {f.cell} at {f.distance_m:.1f} m, {f.bearing_deg:+.0f} deg"
@@ -255,7 +264,7 @@ class FrontierAgent:
     def _follow(self, run: _Run, path: list[tuple[int, int]], limit: int) -> list[Action]:
         """Turns toward a waypoint a few cells down the path, then forward moves to it."""
         p = run.pose.pose
-        ahead = path[min(len(path) - 1, max(1, limit - 1))]
+        ahead = path[min(len(path) - 1, 4, max(1, limit - 1))]  # about 1 m: short legs stay on the path
         wx, wy = run.seen.centre(ahead)
         bearing = math.degrees(math.atan2(-(wx - p.x), wy - p.y))
         rel = (bearing - p.yaw + 180.0) % 360.0 - 180.0
@@ -271,6 +280,16 @@ class FrontierAgent:
 
     async def _walk(self, env: AsyncEnv, run: _Run, actions: list[Action], label: str, stretch: int) -> None:
         """Run ``actions`` within the budget; a blocked forward move marks the map and ends the stretch."""
+        start = (run.pose.pose.x, run.pose.pose.y)
+        try:
+            await self._run_actions(env, run, actions, label, stretch)
+        finally:
+            moved = (run.pose.pose.x, run.pose.pose.y) != start
+            run.stuck = 0 if moved or label != "FRONTIER" else run.stuck + 1
+
+    async def _run_actions(
+        self, env: AsyncEnv, run: _Run, actions: list[Action], label: str, stretch: int
+    ) -> None:
         for action in actions:
             if len(run.traj.steps) >= self.config.budget or run.ended:
                 return

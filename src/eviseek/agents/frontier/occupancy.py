@@ -94,11 +94,14 @@ class SeenMap:
         self._set(self.cell(x, y), FREE)
 
     def mark_blocked(self, x: float, y: float, yaw_deg: float, distance: float) -> None:
-        """A forward move failed: something occupies the cell ``distance`` ahead."""
+        """A forward move failed: something occupies the first other cell up to ``2 * distance`` ahead."""
         rad = math.radians(yaw_deg)
-        cell = self.cell(x - math.sin(rad) * distance, y + math.cos(rad) * distance)
-        if cell != self.cell(x, y):
-            self._set(cell, OCCUPIED)
+        here = self.cell(x, y)
+        for reach in (distance, 2 * distance):
+            cell = self.cell(x - math.sin(rad) * reach, y + math.cos(rad) * reach)
+            if cell != here:
+                self._set(cell, OCCUPIED)
+                return
 
     def integrate(self, x: float, y: float, yaw_deg: float, scan: RangeScan) -> None:
         """Carve free space along each ray and mark the surfaces hit."""
@@ -167,25 +170,37 @@ class SeenMap:
             out.append(Frontier(cell=rep, size=len(cluster), distance_m=dist, bearing_deg=rel))
         return sorted(out, key=lambda f: (f.distance_m, f.cell))
 
-    def path(self, start: tuple[int, int], goal: tuple[int, int]) -> list[tuple[int, int]] | None:
-        """The shortest 8-connected path over free cells (start always allowed), or ``None``."""
+    def path(
+        self, start: tuple[int, int], goal: tuple[int, int], *, clearance: int = 0
+    ) -> list[tuple[int, int]] | None:
+        """The shortest 8-connected path over free cells (the start always allowed), or ``None``.
+
+        ``clearance`` keeps the path that many cells away from every occupied cell (a body has a
+        radius); the start may be closer, so an agent next to a wall can still leave it.
+        """
         if start == goal:
             return [start]
+        walkable = self.grid == FREE
+        if clearance > 0:
+            occupied = self.grid == OCCUPIED
+            near = occupied.copy()
+            for dy in range(-clearance, clearance + 1):
+                for dx in range(-clearance, clearance + 1):
+                    near |= np.roll(np.roll(occupied, dy, axis=0), dx, axis=1)
+            walkable &= ~near
+
+        def ok(c: tuple[int, int]) -> bool:
+            return self.inside(c) and bool(walkable[c[1], c[0]])
+
         prev: dict[tuple[int, int], tuple[int, int]] = {start: start}
         queue = deque([start])
         while queue:
             cur = queue.popleft()
             for dx, dy in _N8:
                 nb = (cur[0] + dx, cur[1] + dy)
-                if nb in prev or self.value(nb) != FREE:
+                if nb in prev or not ok(nb):
                     continue
-                if (
-                    dx
-                    and dy
-                    and (
-                        self.value((cur[0] + dx, cur[1])) != FREE or self.value((cur[0], cur[1] + dy)) != FREE
-                    )
-                ):
+                if dx and dy and not (ok((cur[0] + dx, cur[1])) and ok((cur[0], cur[1] + dy))):
                     continue  # no corner cutting past an obstacle
                 prev[nb] = cur
                 if nb == goal:

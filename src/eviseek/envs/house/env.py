@@ -25,7 +25,7 @@ from pydantic import TypeAdapter
 from eviseek.envs.base import question_from_options
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
-from eviseek.envs.house.seen import SeenMap
+from eviseek.envs.house.seen import SeenMap, range_scan
 from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.envs.tabletop.support import Evidence, FrameInfo, SupportGrader
@@ -351,7 +351,10 @@ class HouseEnv:
             frame_id=self._frame_id,
             depth=frame.depth if self.privileged else None,
             segmentation=frame.segmentation if self.privileged else None,
-            metadata={"steps_left": self.max_steps - self._steps},
+            metadata={
+                "steps_left": self.max_steps - self._steps,
+                "range_scan": range_scan(frame.depth, self._pose, self._sim.vfov),
+            },
         )
         scan = range_scan(frame.depth, self._pose.pitch, self._sim.spec.hfov)
         if scan is not None:
