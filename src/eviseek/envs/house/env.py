@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 from pydantic import TypeAdapter
 
+from eviseek.envs import view
 from eviseek.envs.base import question_from_options
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
-from eviseek.envs.house.seen import SeenMap, range_scan
+from eviseek.envs.house.seen import OBSTACLE_Z, SeenMap
 from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.envs.tabletop.support import Evidence, FrameInfo, SupportGrader
@@ -351,37 +352,54 @@ class HouseEnv:
             frame_id=self._frame_id,
             depth=frame.depth if self.privileged else None,
             segmentation=frame.segmentation if self.privileged else None,
-            metadata={
-                "steps_left": self.max_steps - self._steps,
-                "range_scan": range_scan(frame.depth, self._pose, self._sim.vfov),
-            },
+            metadata={"steps_left": self.max_steps - self._steps},
         )
-        scan = range_scan(frame.depth, self._pose.pitch, self._sim.spec.hfov)
+        scan = range_scan(frame.depth, self._pose.pitch, self._sim.spec.hfov, camera_z=self._pose.z)
         if scan is not None:
             obs.metadata["range_scan"] = scan
         self._last_obs = obs
         return obs
 
 
-def range_scan(depth: np.ndarray, pitch: float, hfov: float) -> dict[str, Any] | None:
-    """A horizontal slice of a depth frame: distances along level rays, left edge to right edge.
+def range_scan(
+    depth: np.ndarray, pitch: float, hfov: float, *, camera_z: float = 1.5
+) -> dict[str, Any] | None:
+    """What a depth camera shows of the obstacles around it, as a scan in the plane it moves in.
 
-    What a depth camera sees at its own height, as ``{"ranges", "fov_deg", "max_range"}`` with
-    rays evenly spaced in angle (the frontier agent's ``RangeScan``). The level row of pixels is
-    found from the tilt; when it is out of the frame (a steep tilt) there is no scan.
+    Returns ``{"ranges", "fov_deg", "max_range"}`` with rays evenly spaced in angle, left edge
+    first (the frontier agent's ``RangeScan``). Each ray's range is the horizontal distance to the
+    nearest point of its image column that stands between knee and head height (``OBSTACLE_Z``),
+    so a bed or a table below the camera counts as well as a wall; a column that shows none reads
+    ``max_range``. When even the top of the frame looks below level (a steep downward tilt) the
+    frame cannot tell open floor from unseen space and there is no scan.
     """
     h, w = depth.shape
     f = (w / 2.0) / math.tan(math.radians(hfov) / 2.0)
-    cp = math.cos(math.radians(pitch))
-    v = round(h / 2.0 + f * math.tan(math.radians(pitch)) - 0.5)
-    if not 0 <= v < h:
+    if pitch + math.degrees(math.atan((h / 2.0) / f)) < 0.0:
         return None
-    # A level ray at heading offset a leaves the image at x = tan(a) / cos(pitch) (in focal units).
+    cp = math.cos(math.radians(pitch))
+    # The widest level bearing the frame shows (a level ray at x = tan(a) / cos(pitch)).
     half = math.degrees(math.atan((w / 2.0 - 0.5) / f * cp))
-    angles = np.radians(np.linspace(half, -half, SCAN_RAYS))
-    x = np.tan(angles) / cp
-    u = np.clip(np.round(w / 2.0 + f * x - 0.5).astype(int), 0, w - 1)
-    ranges = depth[v, u].astype(float) * np.sqrt(1.0 / cp**2 + x**2)
+    fwd, right, up = view.view_vectors(Pose(z=camera_z, pitch=pitch))  # heading changes no distance
+    rows, cols = np.arange(0, h, 3), np.arange(0, w, 2)
+    y = (h / 2.0 - rows - 0.5) / f
+    x = (cols + 0.5 - w / 2.0) / f
+    d = depth[np.ix_(rows, cols)].astype(float)  # metres along the view axis
+    rel = d[..., None] * (fwd + x[None, :, None] * right + y[:, None, None] * up)
+    z = camera_z + rel[..., 2]
+    # Each point goes to the ray of its own bearing (positive = left): in a tilted frame one image
+    # column does not hold one bearing.
+    bearing = np.degrees(np.arctan2(rel[..., 1], rel[..., 0]))
+    slot = np.nan_to_num(
+        (half - bearing) / (2.0 * half) * (SCAN_RAYS - 1), nan=-1.0, posinf=-1.0, neginf=-1.0
+    )
+    ray = np.round(slot).astype(int)
+    seen = np.isfinite(d) & (d > 0.05) & (ray >= 0) & (ray < SCAN_RAYS)
+    solid = seen & (z >= OBSTACLE_Z[0]) & (z <= OBSTACLE_Z[1])
+    dist = np.hypot(rel[..., 0], rel[..., 1])[solid]
+    order = np.argsort(-dist)  # farthest first, so the nearest point of each ray is written last
+    ranges = np.full(SCAN_RAYS, SCAN_MAX_RANGE)
+    ranges[ray[solid][order]] = dist[order]
     ranges = np.minimum(ranges, SCAN_MAX_RANGE)
     return {
         "ranges": [round(float(r), 3) for r in ranges],

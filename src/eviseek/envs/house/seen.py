@@ -104,32 +104,3 @@ class SeenMap:
             return float(known[mask].mean()) if mask.any() else 0.0
         return float(known.mean())
 
-
-def range_scan(depth: np.ndarray, pose: Pose, vfov: float, *, rays: int = 31) -> dict[str, object]:
-    """A laser-like scan from one depth frame: for rays spread evenly over the horizontal field of
-    view (left edge first), the horizontal distance to the nearest point between knee and head
-    height, or ``MAX_RANGE`` where the column shows none.
-
-    This is the depth sensor of an RGB-D explorer reduced to the plane it navigates in (what the
-    frontier baseline maps from); it uses the frame and the camera's own pitch, nothing else.
-    Observations carry it as ``metadata["range_scan"]``.
-    """
-    h, w = depth.shape
-    f = (h / 2.0) / math.tan(math.radians(vfov) / 2.0)
-    hfov = 2.0 * math.degrees(math.atan((w / 2.0) / f))
-    level = Pose(z=pose.z, pitch=pose.pitch)  # heading does not change heights or distances
-    fwd, right, up = view.view_vectors(level)
-    eye_z = float(view.position(level)[2])
-    rows = np.arange(1, h, 2)
-    y_cam = (h / 2.0 - rows) / f
-    angles = np.radians(hfov / 2.0 - hfov * np.arange(rays) / (rays - 1))
-    us = np.clip(np.round(w / 2.0 - f * np.tan(angles)).astype(int), 0, w - 1)
-    x_cam = (us - w / 2.0) / f
-    d = depth[np.ix_(rows, us)].astype(float)  # (rows, rays)
-    ray_dir = fwd[None, None, :] + x_cam[None, :, None] * right + y_cam[:, None, None] * up
-    rel = d[..., None] * ray_dir
-    z = eye_z + rel[..., 2]
-    solid = (z >= OBSTACLE_Z[0]) & (z <= OBSTACLE_Z[1]) & (d > 0.05) & (d < MAX_RANGE)
-    dist = np.where(solid, np.hypot(rel[..., 0], rel[..., 1]), MAX_RANGE)
-    ranges = [round(float(r), 3) for r in np.minimum(dist.min(axis=0), MAX_RANGE)]
-    return {"ranges": ranges, "fov_deg": round(hfov, 3), "max_range": MAX_RANGE}
