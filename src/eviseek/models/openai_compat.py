@@ -13,7 +13,9 @@ through the official ``openai`` client (``AsyncOpenAI``). What this module adds 
 * **Rejected parameters**: reasoning models refuse e.g. ``temperature``; a 400 that names a
   parameter we sent drops it (remembered for later calls), retries once, and says so in
   ``Completion.notes`` and the log.
-* **A per-process concurrency limit** per base URL (an ``asyncio.Semaphore``).
+* **A per-process concurrency limit** per base URL that adapts: a 429 halves it and pauses every
+  request to that server, successes grow it back (:mod:`eviseek.models.ratelimit`); a rate-limit
+  storm slows the run instead of failing episodes.
 * **Usage** exactly as the server reports it; a server that reports none gives ``None``
   (unknown), never 0.
 * **The API key** never appears in a log line, an exception message or a record: every text
@@ -46,6 +48,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from eviseek.errors import ConfigError, ModelConfigError, ModelError
+from eviseek.models.ratelimit import AdaptiveLimit
 from eviseek.types import (
     ChatMessage,
     Completion,
@@ -164,32 +167,33 @@ def image_data_url(
     return url
 
 
-# One semaphore per (event loop, base URL): asyncio primitives belong to one loop, and tests
+# One limit per (event loop, base URL): asyncio primitives belong to one loop, and tests
 # (or a CLI calling asyncio.run twice) run several loops in one process.
-_SEMAPHORES: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[str, tuple[int, asyncio.Semaphore]]
-] = weakref.WeakKeyDictionary()
+_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AdaptiveLimit]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 _WARNED_LIMITS: set[tuple[str, int]] = set()
 
 
-def _semaphore(base_url: str, limit: int) -> asyncio.Semaphore:
-    """The process-wide semaphore for ``base_url``; the first model to ask sets its limit."""
+def request_limit(base_url: str, limit: int) -> AdaptiveLimit:
+    """The process-wide :class:`AdaptiveLimit` for ``base_url``; the first model to ask sets its
+    maximum. A 429 from that server cuts it for every model sharing the server."""
     loop = asyncio.get_running_loop()
-    per_loop = _SEMAPHORES.setdefault(loop, {})
+    per_loop = _LIMITS.setdefault(loop, {})
     if base_url not in per_loop:
-        per_loop[base_url] = (limit, asyncio.Semaphore(limit))
-    existing, sem = per_loop[base_url]
-    if existing != limit and (base_url, limit) not in _WARNED_LIMITS:
+        per_loop[base_url] = AdaptiveLimit(limit)
+    existing = per_loop[base_url]
+    if existing.max_limit != limit and (base_url, limit) not in _WARNED_LIMITS:
         _WARNED_LIMITS.add((base_url, limit))
         logger.warning(
             "concurrency limit %d for %s ignored: another model already set it to %d in this process",
             limit,
             base_url,
-            existing,
+            existing.max_limit,
         )
-    return sem
+    return existing
 
 
 @dataclass
@@ -199,6 +203,8 @@ class _Failure:
     reason: str
     retry_after: float | None = None
     refused: bool = False
+    throttled: bool = False
+    """A 429: waited out with the shared limit, not counted as a retry."""
 
 
 class OpenAICompatModel:
@@ -217,7 +223,11 @@ class OpenAICompatModel:
         backoff_base_s, backoff_max_s: the n-th retry waits ``min(max, base * 2**n)`` times a
             random factor in [0.5, 1] (jitter keeps parallel clients from retrying in step).
         retry_after_cap_s: the longest ``Retry-After`` honoured.
-        max_concurrency: requests in flight at once to this base URL, per process.
+        max_concurrency: requests in flight at once to this base URL, per process; a 429 cuts
+            it for the whole process (halved, then regrown one by one: see
+            :mod:`eviseek.models.ratelimit`).
+        max_throttled_s: how long one call may wait out 429s (rate limiting) before it fails;
+            429s do not count against ``max_retries``.
         max_pixels: pixel budget per image (``None``: send as is).
         image_format: ``png`` (lossless) or ``jpeg`` (smaller); ``jpeg_quality`` for the latter.
         default_config: sampling defaults; a call's own ``GenerateConfig`` fields override them.
@@ -236,6 +246,7 @@ class OpenAICompatModel:
         backoff_max_s: float = 30.0,
         retry_after_cap_s: float = 60.0,
         max_concurrency: int = 16,
+        max_throttled_s: float = 900.0,
         max_pixels: int | None = DEFAULT_MAX_PIXELS,
         image_format: str = "png",
         jpeg_quality: int = 90,
@@ -264,6 +275,7 @@ class OpenAICompatModel:
             "backoff_max_s": backoff_max_s >= 0,
             "retry_after_cap_s": retry_after_cap_s >= 0,
             "max_concurrency": max_concurrency >= 1,
+            "max_throttled_s": max_throttled_s >= 0,
             "max_pixels": max_pixels is None or max_pixels >= 1,
             "jpeg_quality": 1 <= jpeg_quality <= 100,
         }
@@ -288,6 +300,7 @@ class OpenAICompatModel:
         self.backoff_max_s = backoff_max_s
         self.retry_after_cap_s = retry_after_cap_s
         self.max_concurrency = max_concurrency
+        self.max_throttled_s = max_throttled_s
         self.max_pixels = max_pixels
         self.image_format = fmt
         self.jpeg_quality = jpeg_quality
@@ -459,7 +472,8 @@ class OpenAICompatModel:
     ) -> Any:
         import openai
 
-        sem = _semaphore(self.base_url, self.max_concurrency)
+        limit = request_limit(self.base_url, self.max_concurrency)
+        throttled_s = 0.0
         retries = 0
         connect_retries = 0
         dropped_this_call: set[str] = set()
@@ -468,7 +482,7 @@ class OpenAICompatModel:
             params = self.request_params(cfg)
             failure: _Failure
             try:
-                async with sem:
+                async with limit.slot(self._throttle_pause):
                     logger.debug(
                         "POST %s/chat/completions model=%s messages=%d params=%s",
                         self.base_url,
@@ -497,7 +511,11 @@ class OpenAICompatModel:
                         dropped_this_call.update(refused)
                         continue
                 if status in (408, 409, 429) or status >= 500:
-                    failure = _Failure(f"HTTP {status}: {message}", self._retry_after(exc.response.headers))
+                    failure = _Failure(
+                        f"HTTP {status}: {message}",
+                        self._retry_after(exc.response.headers),
+                        throttled=status == 429,
+                    )
                 else:
                     raise ModelConfigError(self._config_message(status, message)) from None
             except openai.APITimeoutError:
@@ -511,6 +529,18 @@ class OpenAICompatModel:
                 failure = _Failure(f"a body that is not valid JSON ({self._one_line(str(exc), 120)})")
 
             failures.append(failure.reason)
+            if failure.throttled:
+                # Rate limited: the shared limit has paused this server and cut the requests in
+                # flight; waiting here does not use up retries, only the throttle budget.
+                if throttled_s >= self.max_throttled_s:
+                    raise ModelError(
+                        f"the server at {self.base_url} kept answering 429 (rate limited) for "
+                        f"{throttled_s:.0f}s; lower --concurrency or raise the server's rate limit"
+                    ) from None
+                waited = time.monotonic()
+                await limit.wait_pause()
+                throttled_s += time.monotonic() - waited + 1e-3
+                continue
             if failure.refused:
                 if connect_retries >= self.max_connect_retries:
                     raise ModelError(
@@ -538,6 +568,15 @@ class OpenAICompatModel:
             await asyncio.sleep(delay)
 
     # -- error interpretation ----------------------------------------------------------------
+
+    def _throttle_pause(self, exc: BaseException) -> float | None:
+        """For a 429: how long to pause every request to this server (``Retry-After`` if the
+        server sent one, else a jittered base backoff); ``None`` for any other failure."""
+        import openai
+
+        if isinstance(exc, openai.APIStatusError) and exc.status_code == 429:
+            return self._backoff(0, self._retry_after(exc.response.headers))
+        return None
 
     def _server_message(self, exc: Any) -> str:
         body = getattr(exc, "body", None)
