@@ -243,3 +243,23 @@ async def test_a_refused_request_stops_the_run_until_the_model_has_answered(
     assert out.ran == 4 and out.failed == 1
     assert "maximum context length" in str(rows["q002"].error)
     assert rows["q000"].correct and rows["q000"].input_tokens  # green is q000's colour
+
+
+async def test_closing_the_local_executor_closes_the_model_client() -> None:
+    from eviseek.eval.envpool import ThreadEnvProvider
+    from eviseek.eval.runner import LocalExecutor
+    from eviseek.models import get_model
+    from eviseek.models.openai_compat import OpenAICompatModel
+    from eviseek.testing import OpenAITestServer, ServerReply
+    from eviseek.types import ChatMessage
+
+    with OpenAITestServer([ServerReply(text="yes")]) as server:
+        model = get_model("openai/test-vlm", base_url=server.base_url, api_key="sk-test-not-a-real-key")
+        assert isinstance(model, OpenAICompatModel)
+        await model.generate([ChatMessage.user("ready?")])
+        client = model._client()
+        executor = LocalExecutor({}, model, ThreadEnvProvider(), timeout_s=5.0)
+        await executor.start()
+        await executor.close()
+    assert client.is_closed()
+    assert not model._clients

@@ -83,11 +83,6 @@ class ParsedTurn(BaseModel):
     violations: list[str] = Field(default_factory=list)
 
     @property
-    def valid_calls(self) -> list[ToolCall]:
-        """The well-formed tool calls of this turn."""
-        return [c for c in self.tool_calls if c.valid]
-
-    @property
     def well_formed(self) -> bool:
         """Whether the turn has no format violation."""
         return not self.violations

@@ -220,8 +220,14 @@ class LocalExecutor:
         return traj
 
     async def close(self) -> None:
-        """Stop the environment workers."""
-        await self.envs.close()
+        """Stop the environment workers and close the model's HTTP clients (a model without
+        ``aclose``, such as the reference policy, holds none)."""
+        try:
+            await self.envs.close()
+        finally:
+            aclose = getattr(self.model, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
 
 def make_env_provider(config: RunConfig) -> EnvProvider:

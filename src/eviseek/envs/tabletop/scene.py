@@ -99,11 +99,6 @@ class ObjectSpec(BaseModel):
             raise ValueError(f"object {self.name!r}: a cloth is visual only; give it mass 0")
         return self
 
-    @property
-    def half_height(self) -> float:
-        """Half of the vertical extent (objects are only ever rotated about z by generators)."""
-        return self.size[2] / 2.0
-
 
 class TableSpec(BaseModel):
     """The table: a box whose top face is the plane z = 0, centred on the origin."""

@@ -191,19 +191,6 @@ class Blob:
         spread = float(v[inner].std() / max(v[inner].mean(), 1e-6)) if inner.sum() > 3 else 0.0
         return explained(sectors), explained(rings), spread
 
-    @cached_property
-    def rect_fill(self) -> float:
-        """Area over the smallest rotated rectangle around it (1 for a square, about 0.79 for a disc)."""
-        ys, xs = np.nonzero(self.mask)
-        pts = np.stack([xs, ys], axis=1).astype(float)
-        best = float("inf")
-        for deg in range(0, 90, 5):
-            a = math.radians(deg)
-            rot = pts @ np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-            span = (np.ptp(rot[:, 0]) + 1.0) * (np.ptp(rot[:, 1]) + 1.0)
-            best = min(best, span)
-        return self.area / best if best > 0 else 0.0
-
 
 @dataclass
 class View:
