@@ -66,3 +66,43 @@ def test_navigation_datasets_default_to_the_120_step_budget() -> None:
 
     assert default_budget("house:dev") == 120 and default_budget(" Express:/data/q.json") == 120
     assert default_budget("tabletop:test") == 30 and default_budget("runs/demo/x") == 30
+
+
+def test_new_runs_take_the_model_defaults_and_the_dataset_budget() -> None:
+    from eviseek.eval.config import new_run_config
+
+    cfg = new_run_config(
+        agents=["passive"], model="reference", dataset="tabletop:dev", concurrency=None, limit=None
+    )
+    defaults = RunConfig(agents=["passive"], model="reference", dataset="x")
+    assert (cfg.concurrency, cfg.timeout_s, cfg.backend, cfg.seed) == (
+        defaults.concurrency,
+        defaults.timeout_s,
+        defaults.backend,
+        defaults.seed,
+    )
+    assert cfg.budget == 30 and cfg.limit is None
+    assert new_run_config(agents=["blind"], model="reference", dataset="house:dev").budget == 120
+    assert (
+        new_run_config(agents=["blind"], model="reference", dataset="house:dev", budget=7, seed=3).budget == 7
+    )
+
+
+def test_a_resume_keeps_saved_settings_and_what_was_given_again() -> None:
+    from eviseek.eval.config import resume_config
+
+    saved = _cfg(plugins=["my_plugin"])
+    same = resume_config(saved, limit=None, budget=None, agent_config={}, plugins=[], concurrency=2)
+    assert same.concurrency == 2 and same.plugins == ["my_plugin"]
+    assert config_differences(saved, same) == []
+    changed = resume_config(saved, budget=saved.budget + 1)
+    assert [d.split(":")[0] for d in config_differences(saved, changed)] == ["budget"]
+
+
+def test_an_empty_key_variable_is_refused_by_the_library_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from eviseek.eval.runner import model_from_config
+
+    monkeypatch.setenv("EVISEEK_EMPTY_KEY", "")
+    cfg = _cfg(model="openai/some-vlm", api_key_env="EVISEEK_EMPTY_KEY", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ConfigError, match=r"EVISEEK_EMPTY_KEY .*is not set or empty"):
+        model_from_config(cfg)

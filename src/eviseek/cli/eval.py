@@ -13,10 +13,8 @@ from typing import Any
 
 import typer
 
+
 # Flags that only change how a run executes: when resuming they may be given anew.
-_DEFAULTS: dict[str, Any] = {"concurrency": 8, "timeout_s": 600.0, "backend": "local"}
-
-
 def _pairs(items: list[str], flag: str) -> dict[str, Any]:
     """``["k=v", ...]`` into a dict; values are read as JSON when they parse (numbers, lists)."""
     out: dict[str, Any] = {}
@@ -95,7 +93,7 @@ def eval_command(
     from eviseek.cli.models import model_kwargs
     from eviseek.cli.score import print_summary
     from eviseek.errors import EviseekError
-    from eviseek.eval.config import RunConfig, default_budget, load_config
+    from eviseek.eval.config import load_config, new_run_config, resume_config
     from eviseek.eval.runner import run_eval
 
     if backend is not None and backend not in ("local", "ray"):
@@ -118,17 +116,15 @@ def eval_command(
         if agents is None and model is None and dataset is None:
             if not (out / "run.json").exists():
                 raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")
-            saved = load_config(out)
-            # Result settings given with a bare --out are kept, so a resume that would change
-            # results is refused by name (below) instead of silently running the saved settings.
-            asked: dict[str, Any] = {"limit": limit, "budget": budget, "seed": seed}
-            if agent_arg:
-                asked["agent_config"] = _pairs(agent_arg, "--agent-arg")
-            if model_arg:
-                asked["model_args"] = _pairs(model_arg, "--model-arg")
-            changes = {k: v for k, v in asked.items() if v is not None}
-            config = saved.model_copy(
-                update={**given, **changes, "plugins": _plugins(plugin) or saved.plugins}
+            config = resume_config(
+                load_config(out),
+                limit=limit,
+                budget=budget,
+                seed=seed,
+                agent_config=_pairs(agent_arg, "--agent-arg"),
+                model_args=_pairs(model_arg, "--model-arg"),
+                plugins=_plugins(plugin),
+                **given,
             )
         else:
             missing = [
@@ -137,18 +133,18 @@ def eval_command(
             if missing:
                 raise typer.BadParameter(f"missing {', '.join(missing)}")
             assert agents is not None and model is not None and dataset is not None
-            config = RunConfig(
+            config = new_run_config(
                 agents=agents.split(","),
                 agent_config=_pairs(agent_arg, "--agent-arg"),
                 model=model,
                 model_args=_pairs(model_arg, "--model-arg"),
                 dataset=dataset,
                 limit=limit,
-                budget=default_budget(dataset) if budget is None else budget,
-                seed=0 if seed is None else seed,
+                budget=budget,
+                seed=seed,
                 plugins=_plugins(plugin),
                 eviseek_version=__version__,
-                **{**_DEFAULTS, **given},
+                **given,
             )
         # Same checks as `eviseek models check` (the key variable must exist); never printed.
         model_kwargs(config.model, config.base_url, config.api_key_env, None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 
 import typer
 
@@ -13,27 +12,11 @@ app = typer.Typer(no_args_is_help=True)
 
 
 def model_kwargs(model: str, base_url: str | None, api_key_env: str | None, timeout: float | None) -> dict:
-    """Provider keyword arguments from the common CLI flags (the key is read, never printed).
+    """Provider keyword arguments from the common CLI flags (see
+    :func:`eviseek.models.registry.provider_kwargs`, which builds them for the library too)."""
+    from eviseek.models.registry import provider_kwargs
 
-    Raises :class:`~eviseek.errors.ConfigError` when ``api_key_env`` names an unset variable.
-    """
-    from eviseek.errors import ConfigError
-
-    provider = model.split("/", 1)[0]
-    kwargs: dict = {}
-    if provider == "openai":
-        if base_url:
-            kwargs["base_url"] = base_url
-        if api_key_env:
-            if not os.environ.get(api_key_env):
-                raise ConfigError(
-                    f"environment variable {api_key_env} (from --api-key-env) is not set or empty; "
-                    "export it, or name another variable with --api-key-env"
-                )
-            kwargs["api_key"] = os.environ[api_key_env]
-        if timeout:
-            kwargs["timeout_s"] = timeout
-    return kwargs
+    return provider_kwargs(model, base_url=base_url, api_key_env=api_key_env, timeout_s=timeout)
 
 
 def _check_image(size: int):  # type: ignore[no-untyped-def]

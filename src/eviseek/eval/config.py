@@ -168,6 +168,42 @@ def check_resumable(saved: RunConfig, new: RunConfig, run_dir: str | Path) -> No
         )
 
 
+def new_run_config(
+    *,
+    agents: list[str],
+    model: str,
+    dataset: str,
+    budget: int | None = None,
+    seed: int | None = None,
+    **settings: Any,
+) -> RunConfig:
+    """The settings of a new run: what was given, else :class:`RunConfig`'s own defaults, with the
+    step budget the dataset calls for (:func:`default_budget`). ``None`` means not given."""
+    given = {k: v for k, v in settings.items() if v is not None}
+    if seed is not None:
+        given["seed"] = seed
+    return RunConfig(
+        agents=agents,
+        model=model,
+        dataset=dataset,
+        budget=default_budget(dataset) if budget is None else budget,
+        **given,
+    )
+
+
+def resume_config(saved: RunConfig, *, plugins: list[str] | None = None, **settings: Any) -> RunConfig:
+    """The settings to resume ``saved`` with: the saved ones, with every setting given again
+    (``None`` means not given) on top.
+
+    Result settings given again (``limit``, ``budget``, ``seed``, ``agent_config``...) are kept
+    as given, so that :func:`check_resumable` refuses a resume that would change results by
+    name, instead of the run silently going on with the saved values. Execution settings
+    (concurrency, backend, timeouts) may change freely.
+    """
+    given = {k: v for k, v in settings.items() if v is not None and v != {}}
+    return saved.model_copy(update={**given, "plugins": plugins or saved.plugins})
+
+
 def save_config(config: RunConfig, run_dir: str | Path) -> Path:
     """Write ``run.json`` atomically (temporary file, fsync, rename)."""
     path = Path(run_dir, RUN_FILE)

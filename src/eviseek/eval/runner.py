@@ -83,19 +83,11 @@ def build_agents(config: RunConfig) -> dict[str, Agent]:
 
 def model_from_config(config: RunConfig) -> Model:
     """Build the run's model; the API key is read from the named environment variable."""
-    from eviseek.models.registry import get_model
+    from eviseek.models.registry import get_model, provider_kwargs
 
-    kwargs = dict(config.model_args)
-    if config.model.split("/", 1)[0] == "openai":
-        if config.base_url:
-            kwargs["base_url"] = config.base_url
-        if config.api_key_env:
-            if config.api_key_env not in os.environ:
-                raise ConfigError(
-                    f"environment variable {config.api_key_env} is not set on this machine; "
-                    "export it or name another with --api-key-env"
-                )
-            kwargs["api_key"] = os.environ[config.api_key_env]
+    kwargs = provider_kwargs(
+        config.model, base_url=config.base_url, api_key_env=config.api_key_env, extra=config.model_args
+    )
     return get_model(config.model, **kwargs)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,39 @@ MODEL_ALIASES: dict[str, str] = {"reference": "reference/tabletop"}
 def resolve_model_id(model_id: str) -> str:
     """The full ``provider/name`` id of ``model_id`` (an alias such as ``reference`` expanded)."""
     return MODEL_ALIASES.get(model_id.strip(), model_id.strip())
+
+
+def provider_kwargs(
+    model_id: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    timeout_s: float | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Keyword arguments for :func:`get_model` from the common settings (``--base-url``,
+    ``--api-key-env``, a timeout, ``--model-arg`` pairs in ``extra``): the one place they are built.
+
+    The server settings apply to the ``openai/`` provider only. The key is read from the named
+    environment variable here and never printed; an unset or empty variable is a
+    :class:`~eviseek.errors.ConfigError` that says how to fix it.
+    """
+    kwargs: dict[str, Any] = dict(extra or {})
+    if model_id.split("/", 1)[0] != "openai":
+        return kwargs
+    if base_url:
+        kwargs["base_url"] = base_url
+    if api_key_env:
+        key = os.environ.get(api_key_env)
+        if not key:
+            raise ConfigError(
+                f"environment variable {api_key_env} (from --api-key-env) is not set or empty; "
+                "export it, or name another variable with --api-key-env"
+            )
+        kwargs["api_key"] = key
+    if timeout_s:
+        kwargs["timeout_s"] = timeout_s
+    return kwargs
 
 
 def get_model(model_id: str, **kwargs: Any) -> Model:
