@@ -92,7 +92,7 @@ def print_express(rows: Any) -> None:
             "—" if dash else _num(r.C),
             _num(r.C_star),
             "—" if dash else _num(r.E_path),
-            "—" if dash else _num(r.d_T, 2),
+            "—" if dash else _num(r.d_T, 2) + (f" (n={r.n_d_T})" if r.n_d_T < r.n else ""),
             _num(r.exact) + (f" (n={r.n_exact})" if r.n_exact else ""),
             _num(r.mean_path_m, 2),
         )

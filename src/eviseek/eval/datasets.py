@@ -59,6 +59,15 @@ def _house(split: str) -> list[Question]:
 register_dataset("house", _house)
 
 
+def _express(path: str) -> list[Question]:
+    from eviseek.envs.express import load_express
+
+    return load_express(path)
+
+
+register_dataset("express", _express)
+
+
 def _esibench(spec: str) -> list[Question]:
     from eviseek.eval.esibench import load_esibench
 

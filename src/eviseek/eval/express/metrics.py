@@ -11,8 +11,10 @@ Per episode i, with the judge's grounding g_i in {0, 0.5, 1} and score s_i in 1.
 with ``l_i`` the shortest path from the start to the target (``metadata["shortest_path_m"]``) and
 ``p_i`` the agent's path length: the summed horizontal distance between the true poses it passed
 (``Trajectory.initial_pose`` then each ``StepRecord.true_pose``). For house questions d_T is
-computed offline on the house's occupancy grid; for other environments it is read from the last
-step's ``feedback.state["distance_to_target"]`` when the environment reports it. Closed-form
+computed offline on the house's occupancy grid; for other environments it is the shortest path
+itself when the agent never moved, else it is read from the last step's
+``feedback.state["distance_to_target"]``, which the Habitat bridge reports when an episode ends in
+the environment (``stop`` or the budget); an episode that ends by answering mid-walk has none. Closed-form
 questions (any contract but free text) are also scored exactly (``EpisodeResult.correct``).
 Episodes the judge has not graded are left out of C, C* and E_path and counted in ``ungraded``.
 """
@@ -81,6 +83,12 @@ def episode_nav(traj: Trajectory, question: Question, grids: _Grids | None = Non
     d_t: float | None = None
     if question.env_id == HOUSE_ENV and end is not None and question.scene:
         d_t = (grids or _Grids()).distance(question, end)
+    elif (
+        end is not None
+        and traj.initial_pose is not None
+        and end == (traj.initial_pose.x, traj.initial_pose.y)
+    ):
+        d_t = float(shortest) if shortest is not None else None  # never moved: the start's own distance
     elif traj.steps:
         reported = traj.steps[-1].feedback.state.get("distance_to_target")
         d_t = float(reported) if isinstance(reported, (int, float)) else None
@@ -102,6 +110,8 @@ class ExpressRow(BaseModel):
     C_star: float | None
     E_path: float | None
     d_T: float | None
+    n_d_T: int = 0
+    """Episodes whose terminal distance is known (all of them for house questions)."""
     exact: float | None
     """Percent correct over closed-form questions, scored exactly; ``None`` if there are none."""
     n_exact: int
@@ -144,6 +154,7 @@ def express_row(
         C_star=_mean(c_star),
         E_path=_mean(e_path),
         d_T=_mean(d_t),
+        n_d_T=len(d_t),
         exact=_mean(exact),
         n_exact=len(exact),
         mean_path_m=_mean(paths),

@@ -35,7 +35,7 @@ def express_table(rows: Sequence[ExpressRow]) -> Table:
                 Cell(DASH if blind else fmt(r.C, 2)),
                 Cell(fmt(r.C_star, 2)),
                 Cell(DASH if blind else fmt(r.E_path, 2)),
-                Cell(DASH if blind else fmt(r.d_T, 2)),
+                Cell(DASH if blind else fmt(r.d_T, 2) + (f" (n={r.n_d_T})" if r.n_d_T < r.n else "")),
                 Cell(fmt(r.exact, 1)),
                 Cell(str(r.n)),
                 Cell(str(r.graded)),
