@@ -30,7 +30,7 @@ from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
 
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
 ENV_ID = "eviseek/Tabletop-v0"
@@ -129,7 +129,12 @@ class QuestionBuilder:
             # From here on the sim holds exactly what an env rebuilt from the record would hold.
             sim = self._sim_for(spec)
             references = (
-                [Image.from_array(sim.render(p).rgb) for p in spec.reference_cameras] if render_images else []
+                [
+                    Image.from_array(sim.render(p, light=spec.reference_light).rgb)
+                    for p in spec.reference_cameras
+                ]
+                if render_images
+                else []
             )
             for change in spec.changes:
                 sim.apply_change(change)

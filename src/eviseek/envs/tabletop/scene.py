@@ -179,6 +179,8 @@ class SceneSpec(BaseModel):
     gravity: float = -9.81
     reference_cameras: list[Pose] = Field(default_factory=list)
     """Poses from which task reference images are rendered (before ``changes``)."""
+    reference_light: LightSpec | None = None
+    """The light reference images are rendered under, when it differs from ``light``."""
     changes: list[SceneChange] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
     """Family-specific settings that are not objects (documented by the family)."""

@@ -42,6 +42,7 @@ FAMILY_ORDER: tuple[str, ...] = (
     "Perceptual Grounding",
     "Physical Structure",
     "Physical Dynamics",
+    "Specular Reflection",
     "Spatial Relations",
     "Metric Comparison",
     "Enumerative Perception",

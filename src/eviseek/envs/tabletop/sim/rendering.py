@@ -14,6 +14,7 @@ import numpy as np
 from eviseek.envs.render import Frame, Lighting, render_frame
 from eviseek.envs.tabletop import camera as cam
 from eviseek.envs.tabletop.colors import PALETTE
+from eviseek.envs.tabletop.scene import LightSpec
 from eviseek.envs.tabletop.sim.optics import MirrorPlane, composite_glass, composite_mirror, pixel_points
 from eviseek.envs.tabletop.sim.state import PARK_Z, SimState
 from eviseek.errors import EnvError
@@ -28,6 +29,8 @@ class RenderingMixin(SimState):
     """Camera images of the world."""
 
     _egl_plugin: int | None
+    _light: LightSpec
+    """The light of the render in progress."""
 
     def _load_egl(self) -> None:
         import importlib.util
@@ -46,10 +49,19 @@ class RenderingMixin(SimState):
             raise EnvError("PyBullet's EGL renderer plugin failed to load; use renderer='tiny'")
         self._egl_plugin = plugin
 
-    def render(self, pose: Pose, width: int | None = None, height: int | None = None) -> Frame:
-        """Render RGB, metric depth and a body-id segmentation mask from ``pose``."""
+    def render(
+        self,
+        pose: Pose,
+        width: int | None = None,
+        height: int | None = None,
+        *,
+        light: LightSpec | None = None,
+    ) -> Frame:
+        """Render RGB, metric depth and a body-id segmentation mask from ``pose``, under ``light``
+        (default: the scene's own)."""
         w = width or self.width
         h = height or self.height
+        self._light = light or self.spec.light
         return self._render_scene(pose, w, h, hidden=frozenset(), mirrors=True)
 
     def _render_scene(self, pose: Pose, w: int, h: int, *, hidden: frozenset[int], mirrors: bool) -> Frame:
@@ -125,7 +137,7 @@ class RenderingMixin(SimState):
                 p.resetBasePositionAndOrientation(uid, pos, orn, physicsClientId=self.client)
 
     def _camera_image(self, pose: Pose, w: int, h: int) -> Frame:
-        light = self.spec.light
+        light = self._light
         return render_frame(
             self.p,
             self.client,

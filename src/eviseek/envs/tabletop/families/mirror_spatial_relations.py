@@ -1,0 +1,130 @@
+"""Specular Reflection / Spatial Relations: which of two objects seen in a mirror is really closer?
+
+Scene: an upright mirror (40-48 cm wide) and a camera 35-50 cm in front of it, looking at it
+from 15-25 cm up. Two objects of different colours and shapes stand behind the camera, where it
+cannot see them directly; both show in the mirror. The question labels them A and B (a fair
+coin decides whether the closer one is A) and asks which is closer, in the real world, to the
+camera's starting position. How far an object looks in the mirror is its distance from the
+camera's mirror image, not from the camera, so the mirrored order can differ from the real one:
+a second fair coin decides whether it does (``metadata["mirror_order_agrees"]``). Real distances
+differ by at least 6 cm, mirrored ones by at least 3 cm. A gray wall 50 cm behind the camera
+closes the scene behind the objects.
+
+Ground truth: the distances, in the settled simulator, from the initial camera position to the two
+objects' centres.
+
+Decisive evidence (1 piece): both objects seen directly in one frame, each with at least half of
+its unoccluded pixel area (which needs turning round).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    make_object,
+    option_contract,
+    pick,
+    r6,
+    unit,
+)
+from eviseek.envs.tabletop.families._mirror import (
+    face_margin,
+    make_backdrop,
+    make_mirror,
+    mirror_hit,
+    plane_of,
+)
+from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
+from eviseek.envs.tabletop.scene import SceneSpec
+from eviseek.envs.tabletop.support import Evidence, ViewEvidence
+from eviseek.types import Pose
+
+SHAPES = ["cube", "cylinder", "ball", "cone", "pyramid"]
+MIN_GAP = 0.06
+
+
+class MirrorSpatialRelationsFamily(TaskFamily):
+    """Spatial Relations (seen in a mirror)."""
+
+    family = "Specular Reflection"
+    subcategory = "Spatial Relations"
+    slug = "mirror_spatial_relations"
+
+    def generate(self, rng: np.random.Generator) -> TaskDraft:
+        cols = colors(rng, 2)
+        shapes = pick(rng, SHAPES, 2)
+        facing = float(rng.uniform(0, 360))
+        n, across = unit(facing), unit(facing + 90)
+        face = -n * 0.3 + np.array([rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05)])
+        mirror = make_mirror((float(face[0]), float(face[1])), facing, float(rng.uniform(0.4, 0.48)), 0.32)
+        plane = plane_of(mirror)
+        cam_xy = face + n * float(rng.uniform(0.35, 0.5))
+        eye = np.array([cam_xy[0], cam_xy[1], float(rng.uniform(0.15, 0.25))])
+        # One fair coin says whether the mirror shows the two in their real order of distance;
+        # the other case is the trap the question is about.
+        want_agree = bool(rng.integers(2))
+        for _ in range(2000):
+            spots = [
+                cam_xy + n * float(rng.uniform(0.08, 0.4)) + across * float(rng.uniform(-0.26, 0.26))
+                for _ in range(2)
+            ]
+            if np.linalg.norm(spots[0] - spots[1]) < 0.1:
+                continue
+            centres = [np.array([s[0], s[1], 0.03]) for s in spots]
+            real = [float(np.linalg.norm(c - eye)) for c in centres]
+            mirrored = [float(np.linalg.norm(plane.reflect_point(c) - eye)) for c in centres]
+            agrees = (real[0] < real[1]) == (mirrored[0] < mirrored[1])
+            if abs(real[0] - real[1]) < MIN_GAP or abs(mirrored[0] - mirrored[1]) < MIN_GAP / 2:
+                continue
+            if agrees != want_agree:
+                continue
+            hits = [mirror_hit(plane, eye, c) for c in centres]
+            if all(h is not None and face_margin(plane, h) > 0.03 for h in hits):
+                break
+        else:  # pragma: no cover - the ranges above always leave room
+            raise RuntimeError("could not place two objects visible in the mirror")
+        objects = [
+            make_object(
+                shapes[i], cols[i], (float(spots[i][0]), float(spots[i][1])), float(rng.uniform(0.05, 0.06))
+            )
+            for i in range(2)
+        ]
+        closer = int(np.argmin(real))
+        order = [closer, 1 - closer] if rng.integers(2) else [1 - closer, closer]  # order[0] is A
+        a, b = objects[order[0]], objects[order[1]]
+        camera = Pose(
+            x=r6(eye[0]), y=r6(eye[1]), z=r6(eye[2]), yaw=r6((facing + 360) % 360 - 180), pitch=-15.0
+        )
+        return TaskDraft(
+            scene=SceneSpec(
+                objects=[mirror, *objects, make_backdrop(cam_xy + n * 0.5, facing + 180, 1.2)], camera=camera
+            ),
+            text=(
+                f"In the mirror you can see two objects: object A (the {a.color} {a.category}) and "
+                f"object B (the {b.color} {b.category}). In the real world, which of them is closer "
+                "to where you are standing now, A or B?"
+            ),
+            contract=option_contract(["A", "B"], "Answer A or B."),
+            guidance=(
+                "Both objects are behind you and you see them only in the mirror. Distances seen in "
+                "a mirror are measured from your mirror image, not from you. Turn round to see the "
+                "objects themselves and compare how far each is from your starting spot. " + CAMERA_GUIDANCE
+            ),
+            metadata={"A": a.name, "B": b.name, "mirror": mirror.name, "mirror_order_agrees": agrees},
+        )
+
+    def ground_truth(self, world: World, draft: TaskDraft) -> str:
+        eye = np.array([world.scene.camera.x, world.scene.camera.y, world.scene.camera.z])
+        dist = {
+            k: float(np.linalg.norm(np.asarray(world.sim.pose_of(draft.metadata[k])[0]) - eye)) for k in "AB"
+        }
+        return "A" if dist["A"] < dist["B"] else "B"
+
+    def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        pair = [metadata["A"], metadata["B"]]
+        return [ViewEvidence(objects=pair, label="both objects seen directly")]
