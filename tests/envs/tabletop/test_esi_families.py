@@ -4,6 +4,7 @@ and visibility checked on rendered pixels."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from functools import cache
@@ -27,6 +28,7 @@ NEW = [
     "category_ambiguity",
     "structural_enclosure",
     "illumination_variability",
+    "agent_observation",
 ]
 N = 12
 
@@ -98,12 +100,29 @@ def independent_truth(q: Question) -> str:
         ]
         rank = sorted(range(3), key=lambda i: us[i])
         return ["left", "middle", "right"][rank.index(shown.index(True))]
+    if slug == "agent_observation":
+        robot = np.asarray(s.object(m["robot"]).position[:2])
+        path = [np.asarray(p, dtype=float) for p in m["path"]] + [robot]
+
+        def to_path(p: np.ndarray) -> float:
+            # Distance to each leg, sampled finely along it (a different method from the family's).
+            pts = np.concatenate([np.linspace(a, b, 400) for a, b in itertools.pairwise(path)])
+            return float(np.min(np.linalg.norm(pts - p, axis=1)))
+
+        return str(
+            sum(
+                o.category == m["category"]
+                and o.color == m["color"]
+                and to_path(np.asarray(o.position[:2])) <= 0.1
+                for o in s.objects
+            )
+        )
     raise AssertionError(f"no independent check for {slug}")
 
 
 def test_every_esi_bench_subcategory_but_the_house_ones_is_generated() -> None:
     subs = {(f.family, f.subcategory) for f in all_families()}
-    assert len(subs) == 25
+    assert len(subs) == 26
     for expected in [
         ("Perceptual Grounding", "Material Transparency"),
         ("Physical Structure", "Deformable"),
@@ -114,6 +133,7 @@ def test_every_esi_bench_subcategory_but_the_house_ones_is_generated() -> None:
         ("Enumerative Perception", "Category Ambiguity"),
         ("Enumerative Perception", "Structural Enclosure"),
         ("Enumerative Perception", "Illumination Variability"),
+        ("Temporal Understanding", "Agent Observation"),
     ]:
         assert expected in subs
 
@@ -137,16 +157,12 @@ def test_ground_truth_matches_an_independent_derivation(slug: str) -> None:
 @pytest.mark.parametrize(
     "slug",
     [
-        s
-        for s in NEW
-        if s
-        in (
-            "material_transparency",
-            "reflection_authoring",
-            "mirror_spatial_relations",
-            "correspondence",
-            "deformable",
-        )
+        "material_transparency",
+        "reflection_authoring",
+        "mirror_spatial_relations",
+        "correspondence",
+        "deformable",
+        "agent_observation",
     ],
 )
 def test_answers_are_balanced_and_no_option_position_dominates(slug: str) -> None:
@@ -181,7 +197,8 @@ def test_new_families_pass_the_env_checker_and_rebuild_their_first_view(slug: st
         check_env(env, q)
         obs, _ = env.reset(options={"question": q})
         assert q.initial_image is not None and (obs.image.array() == q.initial_image.array()).all()
-        assert len(q.reference_images) == (1 if slug == "illumination_variability" else 0)
+        refs = {"illumination_variability": 1, "agent_observation": 3}.get(slug, 0)
+        assert len(q.reference_images) == refs
         assert {s.kind for s in env.legal_actions()} <= {"camera", "control"}
     finally:
         env.close()

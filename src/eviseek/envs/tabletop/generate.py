@@ -128,14 +128,15 @@ class QuestionBuilder:
                 draft = draft.model_copy(update={"scene": spec})
             # From here on the sim holds exactly what an env rebuilt from the record would hold.
             sim = self._sim_for(spec)
-            references = (
-                [
-                    Image.from_array(sim.render(p, light=spec.reference_light).rgb)
-                    for p in spec.reference_cameras
-                ]
-                if render_images
-                else []
-            )
+            references = []
+            if render_images:
+                for k, pose in enumerate(spec.reference_cameras):
+                    moves = spec.reference_changes[k] if k < len(spec.reference_changes) else []
+                    for change in moves:
+                        sim.apply_change(change)
+                    references.append(Image.from_array(sim.render(pose, light=spec.reference_light).rgb))
+                    if moves:
+                        sim = self._sim_for(spec)  # back to exactly the stored scene
             for change in spec.changes:
                 sim.apply_change(change)
             support = self.initial_support(family, spec, draft.metadata, sim)

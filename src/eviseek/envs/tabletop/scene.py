@@ -181,6 +181,9 @@ class SceneSpec(BaseModel):
     """Poses from which task reference images are rendered (before ``changes``)."""
     reference_light: LightSpec | None = None
     """The light reference images are rendered under, when it differs from ``light``."""
+    reference_changes: list[list[SceneChange]] = Field(default_factory=list)
+    """Per reference camera, changes applied to the stored scene just for that image (the scene
+    is rebuilt afterwards), e.g. a robot shown at points of its drive."""
     changes: list[SceneChange] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
     """Family-specific settings that are not objects (documented by the family)."""
@@ -192,7 +195,7 @@ class SceneSpec(BaseModel):
         if dupes:
             raise ValueError(f"object names must be unique; repeated: {', '.join(dupes)}")
         known = set(names)
-        for ch in self.changes:
+        for ch in [*self.changes, *(c for group in self.reference_changes for c in group)]:
             if ch.object not in known:
                 raise ValueError(f"scene change names unknown object {ch.object!r}")
         return self
