@@ -432,20 +432,50 @@ def load_questions(run_dir: str | Path) -> dict[str, Question]:
     return out
 
 
-def load_support_grades(run_dir: str | Path) -> dict[tuple[str, str], SupportGrade]:
-    """Grades from ``RUN_DIR/support.jsonl`` keyed by (agent, question_id); later lines win."""
-    path = Path(run_dir) / SUPPORT_FILE
-    out: dict[tuple[str, str], SupportGrade] = {}
+G = TypeVar("G", bound=BaseModel)
+
+
+def load_grades(path: Path, model: type[G]) -> dict[tuple[str, str], G]:
+    """A judge's JSONL grades keyed by (agent, question_id); later lines win; torn lines skipped.
+
+    ``model`` must have ``agent`` and ``question_id`` fields (every judge protocol's grade does).
+    """
+    out: dict[tuple[str, str], G] = {}
     if not path.exists():
         return out
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         try:
-            g = SupportGrade.model_validate_json(line)
+            g = model.model_validate_json(line)
         except ValueError:
             continue  # a torn last line from an interrupted run: that episode is judged again
-        out[(g.agent, g.question_id)] = g
+        out[(g.agent, g.question_id)] = g  # type: ignore[attr-defined]
+    return out
+
+
+def load_support_grades(run_dir: str | Path) -> dict[tuple[str, str], SupportGrade]:
+    """Grades from ``RUN_DIR/support.jsonl`` keyed by (agent, question_id); later lines win."""
+    return load_grades(Path(run_dir) / SUPPORT_FILE, SupportGrade)
+
+
+def run_trajectories(
+    run_dir: str | Path, agents: Sequence[str] | None = None
+) -> list[tuple[Trajectory, Path]]:
+    """Every saved trajectory of a run (or of ``agents``) with its episode folder.
+
+    Folder names may be sanitised ids; the trajectory itself says which agent and question.
+    """
+    episodes = Path(run_dir) / "episodes"
+    if not episodes.is_dir():
+        raise FileNotFoundError(
+            f"{episodes} not found: is {run_dir} a run directory written by `eviseek eval`?"
+        )
+    out = []
+    for path in sorted(episodes.rglob("trajectory.json")):
+        traj = Trajectory.load(path)
+        if agents is None or traj.agent in agents:
+            out.append((traj, path.parent))
     return out
 
 
@@ -474,22 +504,16 @@ async def judge_run(
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     run = Path(run_dir)
-    episodes = run / "episodes"
-    if not episodes.is_dir():
-        raise FileNotFoundError(f"{episodes} not found: is {run} a run directory written by `eviseek eval`?")
+    episodes = run_trajectories(run, agents)
     questions = load_questions(run)
     done = {} if overwrite else load_support_grades(run)
     grader = judge or SupportJudge(model)
     todo: list[tuple[Trajectory, Path]] = []
-    # Folder names may be sanitised ids; the trajectory itself says which agent and question.
-    for path in sorted(episodes.rglob("trajectory.json")):
-        traj = Trajectory.load(path)
-        if agents is not None and traj.agent not in agents:
-            continue
+    for traj, folder in episodes:
         previous = done.get((traj.agent, traj.question_id))
         if previous is not None and previous.grade is not None:
             continue
-        todo.append((traj, path.parent))
+        todo.append((traj, folder))
     missing = sorted({t.question_id for t, _ in todo if t.question_id not in questions})
     if missing:
         raise ValueError(

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -59,22 +57,11 @@ def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
 
 def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Question]:
     """The questions of split ``name`` (``dev`` or ``test``), generated on first use."""
-    from eviseek.envs.tabletop.generate import read_questions, write_questions
+    from eviseek.envs.tabletop.generate import cached_questions
 
-    target = split_dir(name, cache_dir)
-    if not (target / "questions.jsonl").exists():
-        split = SPLITS[name]
-        questions = generate_questions(split.n_per_kind, split.seed, n_rooms=split.n_rooms)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
-        try:
-            write_questions(questions, tmp)
-            try:
-                tmp.rename(target)
-            except OSError:
-                if not (target / "questions.jsonl").exists():  # pragma: no cover - lost a race oddly
-                    raise
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return read_questions(target)
+    split = SPLITS.get(name)
+    target = split_dir(name, cache_dir)  # refuses an unknown name
+    assert split is not None
+    return cached_questions(
+        target, lambda: generate_questions(split.n_per_kind, split.seed, n_rooms=split.n_rooms)
+    )

@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -275,14 +275,16 @@ def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
     return root / "tabletop" / f"{name}-{key}"
 
 
-def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Question]:
-    """The questions of split ``name`` (``dev`` or ``test``), generated once and then cached."""
-    target = split_dir(name, cache_dir)
+def cached_questions(target: Path, make: Callable[[], list[Question]]) -> list[Question]:
+    """The questions cached in ``target``, made by ``make()`` and written there on first use.
+
+    Written to a temporary sibling and renamed, so a reader never sees half a split and two
+    processes generating at once both end with one complete copy. Shared with the house splits.
+    """
     if not (target / "questions.jsonl").exists():
-        spec = SPLITS[name]
-        questions = generate_questions(spec.n_per_subcategory, spec.seed)
+        questions = make()
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         try:
             write_questions(questions, tmp)
             try:
@@ -294,3 +296,10 @@ def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Questi
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
     return read_questions(target)
+
+
+def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Question]:
+    """The questions of split ``name`` (``dev`` or ``test``), generated once and then cached."""
+    target = split_dir(name, cache_dir)
+    spec = SPLITS[name]
+    return cached_questions(target, lambda: generate_questions(spec.n_per_subcategory, spec.seed))

@@ -32,9 +32,11 @@ from eviseek.eval.judge import (
     _json_object,
     ask_judge,
     fit_image,
+    load_grades,
     load_questions,
     reference_answer,
     resolve_grade,
+    run_trajectories,
 )
 from eviseek.models.base import Model
 from eviseek.types import (
@@ -214,36 +216,7 @@ class ExpressJudge:
 
 def load_express_grades(run_dir: str | Path) -> dict[tuple[str, str], ExpressGrade]:
     """Grades from ``RUN_DIR/express.jsonl`` keyed by (agent, question_id); later lines win."""
-    path = Path(run_dir) / EXPRESS_FILE
-    out: dict[tuple[str, str], ExpressGrade] = {}
-    if not path.exists():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            g = ExpressGrade.model_validate_json(line)
-        except ValueError:
-            continue  # a torn last line from an interrupted run: that episode is judged again
-        out[(g.agent, g.question_id)] = g
-    return out
-
-
-def run_trajectories(
-    run_dir: str | Path, agents: Sequence[str] | None = None
-) -> list[tuple[Trajectory, Path]]:
-    """Every saved trajectory of a run (or of ``agents``) with its episode folder."""
-    episodes = Path(run_dir) / "episodes"
-    if not episodes.is_dir():
-        raise FileNotFoundError(
-            f"{episodes} not found: is {run_dir} a run directory written by `eviseek eval`?"
-        )
-    out = []
-    for path in sorted(episodes.rglob("trajectory.json")):
-        traj = Trajectory.load(path)
-        if agents is None or traj.agent in agents:
-            out.append((traj, path.parent))
-    return out
+    return load_grades(Path(run_dir) / EXPRESS_FILE, ExpressGrade)
 
 
 async def judge_run_express(

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from eviseek.eval.express.judge import ExpressGrade, load_express_grades, run_trajectories
-from eviseek.eval.judge import load_questions
+from eviseek.eval.express.judge import ExpressGrade, load_express_grades
+from eviseek.eval.judge import load_questions, run_trajectories
 from eviseek.types import Question, Trajectory
 
 HOUSE_ENV = "eviseek/House-v0"
