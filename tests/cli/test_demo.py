@@ -119,3 +119,27 @@ def test_demo_with_a_real_openai_compatible_server(tmp_path: Path) -> None:
     assert "openai/test-vlm" in proc.stdout and "not a VLM" not in proc.stdout
     assert "2 episode(s) run, 0 already done, 0 failed" in proc.stdout
     assert (tmp_path / "vlm" / "report" / "index.html").is_file()
+
+
+@pytest.mark.slow
+def test_house_demo_runs_the_navigation_agents_and_express_metrics(tmp_path: Path) -> None:
+    out = tmp_path / "house"
+    args = ["demo", "--env", "house", "--limit", "1", "--budget", "12", "--out", str(out)]
+    proc = _run([*args, "--env-workers", "0", "--no-progress"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "5 agents x 1 house questions" in text
+    assert "5 episode(s) run, 0 already done, 0 failed" in text
+    assert "judge: 5 new EXPRESS-Bench grade(s)" in text
+    assert "EXPRESS-Bench metrics" in text
+    for column in ("C*", "E_path", "d_T"):
+        assert column in text
+    config = json.loads((out / "run.json").read_text())
+    assert config["agents"] == ["blind", "passive", "single-model", "eviseek-nav", "frontier"]
+    assert config["budget"] == 12 and config["dataset"].endswith("house")
+    assert len((out / "express.jsonl").read_text().splitlines()) == 5
+
+
+def test_demo_refuses_an_unknown_env(tmp_path: Path) -> None:
+    proc = _run(["demo", "--env", "kitchen"], tmp_path)
+    assert proc.returncode == 2 and "unknown --env 'kitchen'; use one of: tabletop, house" in proc.stderr

@@ -15,6 +15,9 @@ from typing import Any
 import typer
 
 DEFAULT_AGENTS = "passive,single-model,eviseek"
+HOUSE_AGENTS = "blind,passive,single-model,eviseek-nav,frontier"
+"""The house demo's systems: the paper's EXPRESS-Bench comparison (section 5.5)."""
+ENVS = ("tabletop", "house")
 
 
 def interleave(questions: list[Any]) -> list[Any]:
@@ -30,8 +33,25 @@ def interleave(questions: list[Any]) -> list[Any]:
     return out
 
 
-def _default_out(model: str) -> Path:
-    return Path("runs") / "demo" / model.replace("/", "-").replace(":", "-")
+def _default_out(model: str, env: str = "tabletop") -> Path:
+    name = model.replace("/", "-").replace(":", "-")
+    return Path("runs") / "demo" / (name if env == "tabletop" else f"{env}-{name}")
+
+
+def _judge_house(
+    run_dir: Path, model_id: str, base_url: str | None, key_env: str | None, workers: int
+) -> None:
+    """Grade the run's answers EXPRESS-Bench's way (resumes: graded episodes are skipped)."""
+    import asyncio
+
+    from eviseek.cli.models import model_kwargs
+    from eviseek.eval.express import judge_run_express
+    from eviseek.models import get_model
+
+    judge = get_model(model_id, **model_kwargs(model_id, base_url, key_env, None))
+    grades = asyncio.run(judge_run_express(run_dir, judge, concurrency=workers))
+    graded = sum(1 for g in grades if g.score is not None)
+    typer.echo(f"judge: {graded} new EXPRESS-Bench grade(s) from {model_id}")
 
 
 def demo(
@@ -48,9 +68,16 @@ def demo(
     limit: int | None = typer.Option(
         None, "--limit", min=1, help="Only N questions (spread over the subcategories)"
     ),
-    split: str = typer.Option("dev", "--split", help="Tabletop split to draw questions from"),
-    agents: str = typer.Option(DEFAULT_AGENTS, "--agents", help="Comma-separated agents to compare"),
-    budget: int = typer.Option(30, "--budget", min=1, help="Primitive steps per episode"),
+    env: str = typer.Option(
+        "tabletop", "--env", help="tabletop, or house (navigation: EXPRESS-Bench's agents and metrics)"
+    ),
+    split: str = typer.Option("dev", "--split", help="Split to draw questions from (dev or test)"),
+    agents: str | None = typer.Option(
+        None, "--agents", help=f"Comma-separated agents (default {DEFAULT_AGENTS}; house: {HOUSE_AGENTS})"
+    ),
+    budget: int | None = typer.Option(
+        None, "--budget", min=1, help="Primitive steps per episode (default 30; house: 120)"
+    ),
     concurrency: int | None = typer.Option(
         None, "--concurrency", "-c", min=1, help="Episodes at once (default 2 for reference, 8 for a server)"
     ),
@@ -62,23 +89,31 @@ def demo(
         None, "--progress/--no-progress", help="Show a progress bar (default: on in a terminal)"
     ),
 ) -> None:
-    """Run Passive, Single-model and EviSeek on tabletop questions; print the comparison and a report path."""
+    """Run Passive, Single-model and EviSeek on tabletop questions (or, with --env house, the
+    navigation agents on house questions); print the comparison and a report path."""
     from eviseek import __version__
     from eviseek.cli.models import model_kwargs
     from eviseek.errors import EviseekError
-    from eviseek.eval.config import RunConfig
+    from eviseek.eval.config import RunConfig, default_budget
     from eviseek.eval.datasets import load_dataset
     from eviseek.eval.report import build_report
     from eviseek.eval.runner import run_eval
     from eviseek.models.registry import resolve_model_id
 
+    if env not in ENVS:
+        typer.echo(f"error: unknown --env {env!r}; use one of: {', '.join(ENVS)}", err=True)
+        raise typer.Exit(2)
+    house = env == "house"
+    agents = agents or (HOUSE_AGENTS if house else DEFAULT_AGENTS)
+    dataset = f"{env}:{split}"
+    budget = budget or default_budget(dataset)
     model_id = resolve_model_id(model)
-    run_dir = out if out is not None else _default_out(model_id)
+    run_dir = out if out is not None else _default_out(model_id, env)
     reference = model_id.split("/", 1)[0] == "reference"
     try:
         # The same checks as `eviseek models check`: a named key variable must exist (never printed).
         model_kwargs(model_id, base_url, api_key_env, None)
-        questions = interleave(load_dataset(f"tabletop:{split}"))
+        questions = interleave(load_dataset(dataset))
         if limit is not None:
             questions = questions[:limit]
         config = RunConfig(
@@ -95,7 +130,7 @@ def demo(
         )
         n = len(questions) * len(config.agents)
         typer.echo(
-            f"eviseek demo: {len(config.agents)} agents x {len(questions)} tabletop questions "
+            f"eviseek demo: {len(config.agents)} agents x {len(questions)} {env} questions "
             f"({n} episodes) with {model_id}"
             + (" - a pixel-only reference policy, not a VLM" if reference else "")
         )
@@ -105,6 +140,9 @@ def demo(
             f"{outcome.ran} episode(s) run, {outcome.skipped} already done, {outcome.failed} failed "
             f"in {outcome.elapsed_s:.1f}s"
         )
+        if house:
+            # EXPRESS-Bench's metrics need the judge's grades; the same model plays the judge.
+            _judge_house(run_dir, model_id, base_url, api_key_env, config.concurrency)
         files = build_report([run_dir], None, n_resamples=20_000, episodes=episodes)
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -116,6 +154,11 @@ def demo(
         typer.echo(f"interrupted; finished episodes are kept in {run_dir}. Rerun to resume.", err=True)
         raise typer.Exit(130) from None
     print_comparison(files.data)
+    if house:
+        from eviseek.cli.score import print_express
+        from eviseek.eval.express import express_rows
+
+        print_express(express_rows(run_dir))
     typer.echo(f"HTML report: {files.html.resolve()}")
     if files.episode_pages:
         typer.echo(
