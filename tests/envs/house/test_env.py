@@ -153,3 +153,14 @@ def test_range_scan_measures_level_distances(pitch: float) -> None:
         assert obs.depth is not None and range_scan(obs.depth, -60.0, 90.0) is None
     finally:
         env.close()
+
+
+def test_room_evidence_needs_both_floors_in_one_view(env: HouseEnv) -> None:
+    from eviseek.envs.house.questions import _room_piece
+
+    piece = _room_piece("kitchen", "bedroom").model_dump()
+    q = hand_question(two_rooms(), evidence=[piece])
+    env.reset(options={"question": q})  # at (1, 2) facing the doorway: the bedroom floor shows through
+    assert env.visual_support([0]) == 1.0
+    _do(env, "turn_left", "turn_left", "turn_left", "turn_left", "turn_left", "turn_left")  # facing away
+    assert env.visual_support([env.steps_taken]) == 0.0
