@@ -93,3 +93,16 @@ def test_kill_9_during_writes_leaves_only_whole_rows(tmp_path: Path) -> None:
     assert printed + 1 <= len(rows) <= printed + 2
     assert [r.question_id for r in rows] == [f"q{i:06d}" for i in range(len(rows))]
     assert all(len(r.raw_answer or "") == 20000 for r in rows)
+
+
+def test_read_only_open_reads_an_empty_file_and_names_a_damaged_one(tmp_path: Path) -> None:
+    from eviseek.eval.store import StoreDamagedError
+
+    (tmp_path / "results.sqlite").write_bytes(b"")
+    with ResultsStore(tmp_path, read_only=True) as store:
+        assert store.results() == [] and len(store) == 0
+    assert (tmp_path / "results.sqlite").read_bytes() == b""  # reading wrote nothing
+    (tmp_path / "results.sqlite").write_bytes(b"not a database at all" * 100)
+    for read_only in (True, False):
+        with pytest.raises(StoreDamagedError, match=r"--rebuild"):
+            ResultsStore(tmp_path, read_only=read_only).results()

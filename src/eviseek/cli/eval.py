@@ -90,6 +90,7 @@ def eval_command(
 ) -> None:
     """Evaluate agents on a question set; every finished episode is committed as it ends."""
     from eviseek import __version__
+    from eviseek.cli.errors import fail, os_error, require_folder
     from eviseek.cli.models import model_kwargs
     from eviseek.cli.score import print_summary
     from eviseek.errors import EviseekError
@@ -98,6 +99,7 @@ def eval_command(
 
     if backend is not None and backend not in ("local", "ray"):
         raise typer.BadParameter("--backend must be 'local' or 'ray'")
+    require_folder(out)
     execution: dict[str, Any] = {
         "concurrency": concurrency,
         "timeout_s": timeout,
@@ -152,10 +154,12 @@ def eval_command(
             from eviseek.envs.remote import token_from_env
 
             token_from_env(config.env_token_env)  # a missing token is refused before the run starts
-        outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed)
+        outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed, check_model=True)
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except OSError as exc:  # a read-only or full disk, a folder we may not write
+        fail(os_error(exc, f"write the run directory {out}"))
     except ValueError as exc:  # pydantic validation of the settings
         typer.echo(f"error: {_first_error(exc)}", err=True)
         raise typer.Exit(2) from None
@@ -165,9 +169,36 @@ def eval_command(
         )
         raise typer.Exit(130) from None
     print_summary(outcome.summary)
+    if outcome.recovered:
+        typer.echo(
+            f"note: {outcome.recovered} finished episode(s) had no row in results.sqlite; their rows "
+            "were rebuilt from the saved trajectories (not run again)",
+            err=True,
+        )
     typer.echo(
         f"{outcome.ran} episode(s) run, {outcome.skipped} already finished, {outcome.failed} failed; "
         f"{outcome.elapsed_s:.1f}s. Results in {outcome.run_dir}"
+    )
+    failed = sum(a.failed for a in outcome.summary.agents)
+    if failed:
+        fail(_failures_line(outcome.run_dir, failed, outcome.total), FAILED_EPISODES_EXIT)
+
+
+FAILED_EPISODES_EXIT = 3
+"""Exit code of a run that finished with failed episodes (1 and 2 are errors before or during it)."""
+
+
+def _failures_line(run_dir: Path, failed: int, total: int) -> str:
+    from eviseek.eval.store import load_results
+
+    first = next((r for r in load_results(run_dir) if r.error is not None), None)
+    example = f"; first: {first.agent}/{first.question_id}: {first.error}" if first else ""
+    if len(example) > 240:
+        example = example[:237] + "..."
+    return (
+        f"{failed} of {total} episode(s) failed, counted as incorrect; each reason is in "
+        f"{run_dir}/results.sqlite and the episode's trajectory.json (`eviseek report {run_dir}` "
+        f"lists them){example}. Fix the cause and rerun with --retry-failed"
     )
 
 

@@ -22,9 +22,11 @@ def report(
     ),
 ) -> None:
     """Write index.html (self-contained), report.md, results.csv and summary.json."""
+    from eviseek.cli.errors import fail, os_error, require_folder
     from eviseek.errors import EviseekError
     from eviseek.eval.report import build_report
 
+    require_folder(out)
     if not 0.0 < confidence < 1.0:
         typer.echo(f"error: --confidence must lie between 0 and 1 (e.g. 0.95), got {confidence}", err=True)
         raise typer.Exit(1)
@@ -33,8 +35,10 @@ def report(
             run_dirs, out, n_resamples=resamples, seed=seed, confidence=confidence, episodes=episodes
         )
     except (EviseekError, FileNotFoundError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(str(exc))
+    except OSError as exc:  # a read-only run directory, a full disk
+        target = out or (run_dirs[0] / "report")
+        fail(os_error(exc, f"write the report to {target}") + " (pass --out FOLDER)")
     overall = next(r for r in files.data.accuracy if r.level == "overall")
     for label, acc in overall.acc.items():
         shown = "n/a" if acc is None else f"{acc:.1f}%"

@@ -109,18 +109,36 @@ def score(
     run_dir: Path = typer.Argument(..., help="A run directory written by eviseek eval"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
     by: str = typer.Option("family", "--by", help="Break accuracy down by 'family' or 'subcategory'"),
+    rebuild: bool = typer.Option(
+        False,
+        "--rebuild",
+        help="Write results.sqlite anew from the saved trajectories (the old file is kept aside)",
+    ),
 ) -> None:
-    """Re-score a run from its trajectories and questions.jsonl, without re-running anything."""
+    """Re-score a run from its trajectories and questions.jsonl, without re-running anything.
+
+    Only reads the run directory (read-only storage is fine), except with --rebuild.
+    """
+    from eviseek.cli.errors import fail, os_error
     from eviseek.errors import EviseekError
     from eviseek.eval.scoring import rescore_run
 
     if by not in ("family", "subcategory"):
         raise typer.BadParameter("--by must be 'family' or 'subcategory'")
     try:
+        if rebuild:
+            from eviseek.eval.recover import rebuild_store
+
+            done = rebuild_store(run_dir)
+            aside = f"; the old file is kept as {done.moved_aside[0].name}" if done.moved_aside else ""
+            typer.echo(
+                f"rebuilt {done.path} with {done.rows} row(s) from the saved trajectories{aside}", err=True
+            )
         rescored = rescore_run(run_dir)
     except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(str(exc))
+    except OSError as exc:
+        fail(os_error(exc, f"{'rebuild' if rebuild else 'read'} the run directory {run_dir}"))
     from eviseek.eval.express import express_rows
 
     rows = express_rows(run_dir)
@@ -136,6 +154,15 @@ def score(
         print_summary(rescored.summary, by=by)
         if rows:
             print_express(rows)
+    if rescored.unstored:
+        where = {"missing": "there is no results.sqlite", "empty": "results.sqlite holds no row"}.get(
+            rescored.store, "results.sqlite has no row for them"
+        )
+        typer.echo(
+            f"note: {len(rescored.unstored)} finished episode(s) were read from their saved trajectories "
+            f"({where}); `eviseek score {run_dir} --rebuild` writes them into the store",
+            err=True,
+        )
     if rescored.changed:
         typer.echo(
             f"note: {len(rescored.changed)} episode(s) score differently from the live run "

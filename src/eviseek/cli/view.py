@@ -59,6 +59,10 @@ def view(
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except OSError as exc:  # read-only storage, a full disk
+        from eviseek.cli.errors import fail, os_error
+
+        fail(os_error(exc, f"write the pages for {path}"))
     if open_page:
         import webbrowser
 

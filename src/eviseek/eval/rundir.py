@@ -114,6 +114,23 @@ def _store_results(run: Path) -> list[EpisodeResult] | None:
     return load_results(run)
 
 
+def _unstored_results(run: Path, stored: list[EpisodeResult]) -> list[EpisodeResult]:
+    """Finished episodes saved under ``episodes/`` whose folder belongs to no stored row."""
+    from eviseek.eval.recover import TRAJECTORY_FILE, saved_result
+
+    root = run / EPISODES_DIR
+    if not root.is_dir():
+        return []
+    known = {_episode_dir(run, r.agent, r.question_id) for r in stored}
+    out = []
+    for path in sorted(root.glob(f"*/*/{TRAJECTORY_FILE}")):
+        if path.parent not in known:
+            result = saved_result(path.parent)
+            if result is not None:
+                out.append(result)
+    return out
+
+
 def _episode_dir(run: Path, agent: str, qid: str) -> Path:
     from eviseek.eval.store import episode_dir
 
@@ -145,14 +162,26 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
     warnings: list[str] = []
 
     stored = _store_results(run)
-    if stored is not None:
-        # The store is authoritative; trajectories are only located, not parsed (thousands of them).
+    if stored:
+        # The store is authoritative; trajectories are only located, not parsed (thousands of
+        # them), except those of finished episodes that have no row (see eval.recover).
         results_list = stored
         dirs: dict[tuple[str, str], Path] = {}
+        extra = _unstored_results(run, stored)
+        if extra:
+            results_list = stored + extra
+            warnings.append(
+                f"{run.name}: {len(extra)} finished episode(s) have no row in {STORE_FILE}; read from "
+                f"their saved trajectories (`eviseek score {run} --rebuild` writes them in)"
+            )
     else:
         results_list, dirs = _trajectory_results(run)
         if results_list:
-            warnings.append(f"{run.name}: no {STORE_FILE}; results read from the saved trajectories")
+            why = "no" if stored is None else "an empty"
+            warnings.append(
+                f"{run.name}: {why} {STORE_FILE}; results read from the saved trajectories "
+                f"(`eviseek score {run} --rebuild` writes the store back)"
+            )
     if not results_list:
         raise ValueError(
             f"{run} has no finished episodes: neither {STORE_FILE} nor any "

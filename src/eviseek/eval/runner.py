@@ -48,6 +48,7 @@ from eviseek.eval.envpool import (
     question_env_id,
 )
 from eviseek.eval.progress import RunProgress
+from eviseek.eval.recover import saved_results_for
 from eviseek.eval.scoring import RunSummary, score_trajectory, summarize
 from eviseek.eval.store import EPISODES_DIR, ResultsStore, episode_dir
 from eviseek.models.base import Model
@@ -255,6 +256,9 @@ class EvalOutcome:
     """Episodes of this session that ended in an error."""
     elapsed_s: float
     summary: RunSummary
+    recovered: int = 0
+    """Finished episodes that had no row in ``results.sqlite`` and were committed from their
+    saved trajectories instead of being run again."""
 
 
 @contextlib.contextmanager
@@ -337,12 +341,14 @@ async def evaluate(
     progress: bool | None = None,
     retry_failed: bool = False,
     max_failure_streak: int | None = None,
+    check_model: bool = False,
 ) -> EvalOutcome:
     """Run (or resume) an evaluation into ``run_dir`` and return what happened.
 
     ``agents``, ``model``, ``envs`` and ``executor`` default to what ``config`` describes;
     tests and programs may pass their own. ``retry_failed`` runs again the episodes whose
-    stored row records a failure, replacing those rows.
+    stored row records a failure, replacing those rows. ``check_model`` sends one short request
+    to a remote model before the first episode (see :func:`preflight_model`).
     """
     started = time.perf_counter()
     run_dir = Path(run_dir)
@@ -352,6 +358,15 @@ async def evaluate(
         config = prepare_run_dir(run_dir, config, qs)
         with ResultsStore(run_dir) as store:
             done = store.done_keys()
+            # Episodes whose trajectory was saved but whose row is missing (a deleted or emptied
+            # store, or a kill between the save and the commit) finished: commit them, never
+            # re-run them (a paid API would bill them twice).
+            recovered = saved_results_for(
+                run_dir, [(name, q.id) for q in qs for name in config.agents if (name, q.id) not in done]
+            )
+            if recovered:
+                store.add_many(recovered)
+                done = store.done_keys()
             redo = store.failed_keys() if retry_failed else set()
             todo = [
                 (name, q)
@@ -362,6 +377,9 @@ async def evaluate(
             total = len(qs) * len(config.agents)
             if executor is None:
                 executor = _default_executor(config, agents, model, envs)
+            if check_model and todo:
+                local = executor.model if isinstance(executor, LocalExecutor) else model
+                await preflight_model(config, local)
             prior = [r for r in store.results() if (r.agent, r.question_id) not in redo]
             limit = max_failure_streak or max(20, 2 * config.concurrency)
             ran, failed = await _run_all(
@@ -385,7 +403,40 @@ async def evaluate(
         failed=failed,
         elapsed_s=time.perf_counter() - started,
         summary=summary,
+        recovered=len(recovered),
     )
+
+
+REMOTE_PROVIDERS = ("openai",)
+"""Providers behind a server that can be down, refuse the key, or not know the model name."""
+
+
+async def preflight_model(config: RunConfig, model: Model | None = None) -> None:
+    """Send one short text request to a remote model, as ``eviseek models check`` does.
+
+    A server that is down, a wrong key or an unknown model name then stops the run at once with
+    one line, instead of every episode being recorded as failed. Local providers (scripted,
+    reference, hf) are not checked: they have no server, and a scripted model's replies are
+    counted.
+    """
+    if config.model.split("/", 1)[0] not in REMOTE_PROVIDERS:
+        return
+    from eviseek.errors import ModelError
+    from eviseek.types import ChatMessage, GenerateConfig
+
+    own = model is None
+    m = model_from_config(config) if model is None else model
+    try:
+        await m.generate(
+            [ChatMessage.user("Reply with the word OK.")],
+            GenerateConfig(max_tokens=16, temperature=0.0, stage="check"),
+        )
+    except ModelError as exc:
+        raise type(exc)(f"model check before the first episode failed: {exc}") from None
+    finally:
+        close = getattr(m, "aclose", None)
+        if own and close is not None:
+            await close()
 
 
 def _default_executor(

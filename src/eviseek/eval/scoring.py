@@ -184,17 +184,24 @@ class RescoredRun(BaseModel):
     """``agent/question_id`` of rows whose re-scored verdict differs from the stored one."""
     missing: list[str] = Field(default_factory=list)
     """Stored rows whose trajectory file is missing (their stored result is used)."""
+    unstored: list[str] = Field(default_factory=list)
+    """Finished episodes (a saved trajectory with a result) that have no row in the store."""
+    store: str = "ok"
+    """``ok``, ``missing`` (no ``results.sqlite``) or ``empty`` (a file with no rows)."""
 
 
 def rescore_run(run_dir: str | Path) -> RescoredRun:
     """Re-score every finished episode of ``run_dir`` from ``trajectory.json`` + ``questions.jsonl``.
 
-    Nothing is re-run and nothing is written. The store decides which episodes finished
-    (a trajectory without a row belongs to an attempt that was killed before its commit).
+    Nothing is re-run and nothing is written; the store is opened read-only, so a run on
+    read-only storage can be scored. A finished episode is one with a row in the store or a
+    saved trajectory holding a result (the runner saves the trajectory before it commits the
+    row), so a lost or emptied store loses nothing here.
     """
     from eviseek.eval.config import load_config
     from eviseek.eval.datasets import QUESTIONS_FILE, read_questions
-    from eviseek.eval.store import ResultsStore, episode_dir
+    from eviseek.eval.recover import all_saved_results
+    from eviseek.eval.store import STORE_FILE, ResultsStore, episode_dir
 
     run_dir = Path(run_dir)
     qfile = run_dir / QUESTIONS_FILE
@@ -202,12 +209,23 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
         raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
     agents = load_config(run_dir).agents
     questions = {q.id: q for q in read_questions(qfile)}
-    with ResultsStore(run_dir, create=False) as store:
-        stored = store.results()
+    stored: list[EpisodeResult] = []
+    state = "missing"
+    if (run_dir / STORE_FILE).exists():
+        with ResultsStore(run_dir, read_only=True) as store:
+            stored = store.results()
+        state = "ok" if stored else "empty"
+    keys = {(r.agent, r.question_id) for r in stored}
+    unstored = [r for r in all_saved_results(run_dir) if (r.agent, r.question_id) not in keys]
+    if not stored and not unstored:
+        raise ConfigError(
+            f"{run_dir} has no finished episode: {STORE_FILE} holds no row and no saved "
+            "trajectory holds a result"
+        )
     results: list[EpisodeResult] = []
     changed: list[str] = []
     missing: list[str] = []
-    for row in stored:
+    for row in [*stored, *unstored]:
         key = f"{row.agent}/{row.question_id}"
         question = questions.get(row.question_id)
         if question is None:
@@ -223,4 +241,11 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
         if (new.answer, new.correct, new.score) != (row.answer, row.correct, row.score):
             changed.append(key)
         results.append(new)
-    return RescoredRun(results=results, summary=summarize(results, agents), changed=changed, missing=missing)
+    return RescoredRun(
+        results=results,
+        summary=summarize(results, agents),
+        changed=changed,
+        missing=missing,
+        unstored=[f"{r.agent}/{r.question_id}" for r in unstored],
+        store=state,
+    )
