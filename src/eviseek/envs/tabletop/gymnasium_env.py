@@ -1,8 +1,9 @@
 """A Gymnasium wrapper of the tabletop environment, registered as ``eviseek/Tabletop-v0``.
 
-Importing this module registers the id with Gymnasium, so either of these works::
+``import eviseek`` registers the id with Gymnasium (without loading PyBullet), so either of
+these works::
 
-    import eviseek.envs.tabletop.gymnasium_env  # noqa: F401
+    import eviseek
     env = gymnasium.make("eviseek/Tabletop-v0")
 
     env = gymnasium.make("eviseek.envs.tabletop.gymnasium_env:eviseek/Tabletop-v0")
@@ -31,7 +32,7 @@ import numpy as np
 
 from eviseek._lazy import require
 from eviseek.envs.tabletop.camera import CAMERA_ACTIONS
-from eviseek.envs.tabletop.env import ENV_ID, TabletopEnv
+from eviseek.envs.tabletop.env import TabletopEnv
 from eviseek.types import Action, ActionSpec, Question
 
 gym = require("gymnasium", "sim", "the Gymnasium wrapper")
@@ -183,9 +184,10 @@ class TabletopGymEnv(gym.Env):  # type: ignore[misc,name-defined]
 
 
 def register_gymnasium() -> None:
-    """Register ``eviseek/Tabletop-v0`` with Gymnasium (idempotent)."""
-    if ENV_ID not in gym.envs.registry:
-        gym.register(id=ENV_ID, entry_point=f"{__name__}:TabletopGymEnv", max_episode_steps=None)
+    """Register eviseek's Gymnasium ids (idempotent; ``import eviseek`` already does)."""
+    from eviseek._gymnasium import register_gymnasium_envs
+
+    register_gymnasium_envs()
 
 
 register_gymnasium()
