@@ -98,3 +98,49 @@ def test_objects_inside_prose_are_found(obj: dict, before: str, after: str) -> N
     after = after.replace("{", "").replace("}", "").replace("[", "").replace("]", "")
     found = extract_json(f"{before}\n{json.dumps(obj)}\n{after}")
     assert found is not None and found[0] == obj
+
+
+# -- answers written in prose (no JSON) --------------------------------------------------------
+
+PROSE_FORMS = [
+    ("The cube is partly hidden, but its top shows.\nAnswer: A", "A", "answer label"),
+    ("Looking at both views, the answer is (B). The rest is noise.", "(B)", "answer is"),
+    ("Reasoning: the tower leans left.\n\n**Final answer:** yes", "yes", "answer label"),
+    ("The red cube sits behind the box, so it is the second option.\n\nB", "B", "last line"),
+    ("<think>count them</think>There are three cups in total: <answer>3</answer>", "3", "answer tag"),
+    ("Counting the visible ones gives \\boxed{4}.", "4", "boxed"),
+    ("First I thought Answer: A, but the second view shows otherwise.\nFinal answer: C", "C", "answer label"),
+    ("Answer: left, because the shadow falls that way.", "left", "answer label"),
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "span", "form"), PROSE_FORMS, ids=[f"{f[2]}-{i}" for i, f in enumerate(PROSE_FORMS)]
+)
+def test_answer_written_in_prose_is_read(reply: str, span: str, form: str) -> None:
+    from eviseek.agents.parsing import extract_answer_text
+    from eviseek.agents.replies import AnswerReply, ForcedChoiceReply
+
+    assert extract_answer_text(reply) == (span, form)
+    for model in (AnswerReply, ForcedChoiceReply):
+        parsed = parse_reply(reply, model)
+        assert parsed.ok and parsed.value.answer == span and parsed.prose == form  # type: ignore[union-attr]
+
+
+def test_json_fragment_inside_prose_is_read_as_json() -> None:
+    from eviseek.agents.replies import AnswerReply
+
+    reply = 'I checked twice. {"answer": "B", "reasoning": "left view"} That is final.'
+    parsed = parse_reply(reply, AnswerReply)
+    assert parsed.ok and parsed.value.answer == "B" and parsed.prose is None  # type: ignore[union-attr]
+
+
+def test_prose_without_an_answer_stays_a_parse_failure() -> None:
+    from eviseek.agents.parsing import extract_answer_text
+    from eviseek.agents.replies import AnswerReply, SingleStepReply
+
+    for reply in ("I cannot tell from this view, the object is hidden.", "Which one do you mean?\nThe left?"):
+        assert extract_answer_text(reply) is None
+        assert not parse_reply(reply, AnswerReply).ok
+    # Stages that are not answer replies never take an answer from prose.
+    assert parse_reply("Answer: A", SingleStepReply).prose is None

@@ -34,3 +34,13 @@ async def test_reference_images_travel_with_the_view(question: Question, grid: G
     assert traj.answer_frame_ids == [-1, 0]
     assert traj.result is not None and traj.result.answer == "yes"
     assert [e.kind for e in traj.events] == ["parse_failure"]
+
+
+async def test_prose_reply_with_an_answer_line_is_answered_and_logged(
+    question: Question, grid: GridWorld
+) -> None:
+    reply = "The cube is on the right of the sphere in this view, as far as I can see.\nAnswer: B"
+    traj = await make_agent("passive").run(as_async(grid), question, StageScript(passive=[reply]).model())
+    assert traj.result is not None and traj.result.answer == "no" and traj.result.raw_answer == "B"
+    (event,) = traj.events
+    assert event.kind == "answer_extracted" and event.data["form"] == "answer label"

@@ -117,6 +117,15 @@ class StageCaller:
                 at_step=at_step,
                 data={"call_id": call.id, "output_head": completion.text[:200]},
             )
+        elif parsed.prose is not None:
+            value = getattr(parsed.value, "answer", None)
+            self.trajectory.log(
+                "answer_extracted",
+                f"{stage} reply had no JSON; answer {str(value)[:80]!r} read from the prose ({parsed.prose})",
+                stage=stage,
+                at_step=at_step,
+                data={"call_id": call.id, "form": parsed.prose, "output_tail": completion.text[-200:]},
+            )
         elif parsed.repaired:
             self.trajectory.log(
                 "reply_repaired",

@@ -47,6 +47,9 @@ class ParseResult(Generic[T]):
     """The raw JSON value that was extracted (before validation), if any."""
     repaired: bool = False
     """Whether the JSON needed repair (near-JSON, truncation) to be read."""
+    prose: str | None = None
+    """How the answer was read from a reply without JSON (see :func:`extract_answer_text`), or
+    ``None`` when the reply held JSON."""
 
     @property
     def ok(self) -> bool:
@@ -275,6 +278,73 @@ def extract_json(text: str) -> tuple[Any, bool] | None:
     return None
 
 
+# Prose forms of a final answer. Each pattern's ``span`` group is the answer; when several
+# match, the one that starts last wins (a model that drafts, then corrects itself, ends with its
+# final word).
+_ANSWER_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("answer tag", re.compile(r"<answer>\s*(?P<span>.*?)\s*(?:</answer>|$)", re.IGNORECASE | re.DOTALL)),
+    ("boxed", re.compile(r"\\boxed\{(?P<span>[^{}\n]+)\}")),
+    (
+        # "Answer: A", "Final answer - B", "**Final answer:** yes", "Correct answer: (C)"
+        "answer label",
+        re.compile(
+            r"(?:^|[^\w])(?:final\s+|correct\s+)?answer\s*(?:\*\*|__)?(?:\s*[:=]|\s+-)\s*(?:\*\*|__)?[ \t]*"
+            r"(?P<span>[^\n]+)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        # "The answer is (B).", "so my final answer is: yes"
+        "answer is",
+        re.compile(
+            r"\banswer\s+(?:would\s+be|is)\s*:?\s*(?:\*\*|__)?[ \t]*(?P<span>[^\n]+?)(?:\.\s|\.?$|\n)",
+            re.IGNORECASE | re.MULTILINE,
+        ),
+    ),
+)
+_LAST_LINE_WORDS = 3
+"""A reply's last line is read as the answer only when it is this short ("B", "(C)", "red cube")."""
+_SPAN_TAIL = re.compile(r"\s*(?:,|;|\bbecause\b|\bsince\b).*$", re.IGNORECASE | re.DOTALL)
+
+
+def _clean_span(span: str) -> str:
+    span = _SPAN_TAIL.sub("", span.strip())
+    return span.strip().strip("*_`\"'").strip().rstrip(".").strip()
+
+
+def extract_answer_text(text: str) -> tuple[str, str] | None:
+    """The final answer written in prose, as ``(answer, form)``; ``None`` if there is none.
+
+    For replies that give no JSON: ``... Answer: A``, ``The answer is (B).``,
+    ``**Final answer:** yes``, ``<answer>left</answer>``, ``\\boxed{3}``, or a short last line
+    such as ``B``. Only the answer's text is returned: mapping it onto the question's contract
+    is :func:`eviseek.answers.normalize_answer`'s job.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return None
+    body = _THINK.sub("", text[:_MAX_CHARS]).strip()
+    best: tuple[int, str, str] | None = None
+    for form, pattern in _ANSWER_FORMS:
+        for m in pattern.finditer(body):
+            span = _clean_span(m.group("span"))
+            if span and (best is None or m.start("span") >= best[0]):
+                best = (m.start("span"), span, form)
+    if best is not None:
+        return best[1], best[2]
+    lines = [line for line in body.splitlines() if line.strip()]
+    if len(lines) > 1:
+        last = _clean_span(lines[-1].strip().lstrip("#>-* ").strip())
+        if last and not last.endswith("?") and len(last.split()) <= _LAST_LINE_WORDS:
+            return last, "last line"
+    return None
+
+
+def _answer_only(model_cls: type[BaseModel]) -> bool:
+    """Whether ``model_cls`` is an answer reply: ``answer`` is its only required field."""
+    required = [name for name, f in model_cls.model_fields.items() if f.is_required()]
+    return required == ["answer"]
+
+
 @cache
 def schema_of(model_cls: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of a reply model (computed once per class)."""
@@ -284,6 +354,8 @@ def schema_of(model_cls: type[BaseModel]) -> dict[str, Any]:
 def parse_reply(text: str, model_cls: type[T]) -> ParseResult[T]:
     """Extract and validate a stage reply; never raises on bad model output.
 
+    An answer reply (``answer`` its only required field) written in prose without JSON is read
+    with :func:`extract_answer_text`; ``ParseResult.prose`` then says which form was found.
     A bare JSON array is accepted for reply models that declare a ``_list_field`` class
     attribute naming the field it should fill (e.g. a list of demands).
     """
@@ -293,7 +365,15 @@ def parse_reply(text: str, model_cls: type[T]) -> ParseResult[T]:
         found = None
     if found is None:
         head = (text or "").strip().replace("\n", " ")[:120]
-        return ParseResult(error=f"no JSON object found in reply {head!r}")
+        error = f"no JSON object found in reply {head!r}"
+        prose = extract_answer_text(text) if _answer_only(model_cls) else None
+        if prose is not None:
+            try:
+                value = model_cls.model_validate({"answer": prose[0]})
+            except ValidationError:
+                return ParseResult(error=error)
+            return ParseResult(value=value, data={"answer": prose[0]}, prose=prose[1])
+        return ParseResult(error=error)
     data, repaired = found
     list_field = getattr(model_cls, "_list_field", None)
     if isinstance(data, list):
