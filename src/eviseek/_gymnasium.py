@@ -26,6 +26,7 @@ from typing import Any
 GYMNASIUM_ENVS: dict[str, str] = {
     "eviseek/Tabletop-v0": "eviseek.envs.tabletop.gymnasium_env:TabletopGymEnv",
     "eviseek/ImageZoom-v0": "eviseek.envs.image.gymnasium_env:ImageZoomGymEnv",
+    "eviseek/House-v0": "eviseek.envs.house.gymnasium_env:HouseGymEnv",
 }
 """Gymnasium id -> ``module:class`` of its wrapper."""
 

@@ -32,7 +32,7 @@ def test_import_eviseek_then_gymnasium_registers_both_ids_without_pybullet() -> 
         "gym.register_envs(eviseek)\n"
         "print(sorted(k for k in gym.registry if k.startswith('eviseek/')), 'pybullet' in sys.modules)\n"
     )
-    assert printed == "['eviseek/ImageZoom-v0', 'eviseek/Tabletop-v0'] False"
+    assert printed == "['eviseek/House-v0', 'eviseek/ImageZoom-v0', 'eviseek/Tabletop-v0'] False"
 
 
 def test_import_gymnasium_first_then_eviseek_registers_and_makes() -> None:
