@@ -284,3 +284,26 @@ def test_a_finished_run_on_read_only_storage_can_be_scored_and_reported(
         assert res.returncode == 1, (args, res.stderr)
         line = _one_line(res.stderr)
         assert line.startswith("error: cannot write") and "Read-only file system" in line, line
+
+
+# -- item 10: a report of failed episodes says so at the top, and why --------------------------
+
+
+def test_report_of_a_run_whose_episodes_all_failed_warns_at_the_top_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    special = {f"q{i:03d}": {"agent_crash": True} for i in range(2)}
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(2, special=special))
+    run = tmp_path / "run"
+    assert CliRunner().invoke(app, _eval(data, run)).exit_code == 3
+    out = tmp_path / "rep"
+    args = ["report", str(run), "--out", str(out), "--resamples", "100", "--no-episodes"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    note = next(line for line in res.stdout.splitlines() if "failed" in line)
+    assert "every episode failed" in note and "RuntimeError: agent bug on q00" in note
+    html = (out / "index.html").read_text(encoding="utf-8")
+    first = html.index('data-testid="warning"')
+    assert first < html.index('id="runs"')  # above everything else
+    assert "every episode failed" in html[first : first + 600]
+    assert "every episode failed" in (out / "report.md").read_text(encoding="utf-8").split("| Run |")[0]

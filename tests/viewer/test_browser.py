@@ -113,3 +113,42 @@ def test_viewer_in_chromium(browser: Any, moved_report: Path) -> None:
     assert files and all(str(moved_report.as_uri()) in url for url in files), files
     assert errors == []
     page.close()
+
+
+def test_phone_width_reference_images_placeholders_and_markers(browser: Any, run_copy: Path) -> None:
+    from eviseek.eval.datasets import write_questions
+    from tests.viewer.conftest import episode
+    from tests.viewer.synthetic import alignment_question, frame
+
+    # The run's questions carry reference images saved as question_images/... (as `eval` does),
+    # and one frame file is gone, so its page shows a placeholder with a long unbroken path.
+    write_questions(run_copy, [alignment_question().model_copy(update={"reference_images": [frame(50)]})])
+    ep = episode(run_copy, "eviseek")
+    gone = sorted((ep / "images").iterdir())[0]
+    gone.unlink()
+    write_run_viewer(run_copy)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto((run_copy / "report" / "episodes" / "eviseek" / f"{QID}.html").as_uri())
+
+    refs = page.locator("[data-testid=reference-image] img")
+    assert refs.count() == 1 and refs.first.evaluate("i => i.complete && i.naturalWidth > 0")
+    holders = page.locator(".placeholder")
+    assert holders.count() >= 1 and "file not found" in holders.first.inner_text()
+    # Text stays inside its box, and nothing makes the whole page scroll sideways.
+    assert page.evaluate(
+        "[...document.querySelectorAll('.placeholder')].every(e => e.scrollWidth <= e.clientWidth)"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # The subtask table is readable: its goal column is not squeezed to a sliver.
+    goal = page.locator("[data-testid=subtask] td.goal").first.evaluate(
+        "e => e.getBoundingClientRect().width"
+    )
+    assert goal >= 120
+    # Collapsible model-call sections show an open/closed marker.
+    marker = page.locator("summary.call-head").first.evaluate(
+        "e => getComputedStyle(e, '::before').content"
+    )
+    assert marker not in ("none", "normal", "")
+    page.locator("[data-testid=subtasks]").screenshot(path=str(_artifacts() / "subtasks_390px.png"))
+    page.screenshot(path=str(_artifacts() / "eviseek_episode_390px.png"), full_page=True)
+    page.close()

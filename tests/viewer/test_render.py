@@ -175,3 +175,21 @@ def test_bad_input_gets_a_clear_error(run_copy: Path, tmp_path: Path) -> None:
     (ep / "trajectory.json").write_text("{not json")
     with pytest.raises(ConfigError, match="is not valid JSON"):
         write_episode_page(ep, tmp_path / "x.html")
+
+
+def test_reference_images_saved_with_the_runs_questions_are_found(run_copy: Path, tmp_path: Path) -> None:
+    # `eviseek eval` writes questions.jsonl with the images beside it as question_images/...,
+    # relative to the questions file, not to any episode folder.
+    from eviseek.eval.datasets import write_questions
+    from tests.viewer.synthetic import frame
+
+    q = alignment_question().model_copy(update={"reference_images": [frame(50), frame(51)]})
+    write_questions(run_copy, [q])
+    assert '"question_images/' in (run_copy / "questions.jsonl").read_text()
+    single = write_episode_page(episode(run_copy, "passive"), tmp_path / "p.html")
+    for page in [*write_run_viewer(run_copy), single]:
+        refs = _page(page).by_testid("reference-image")
+        assert len(refs) == 2, page
+        html = page.read_text(encoding="utf-8")
+        assert "file not found" not in html and html.count("data:image/jpeg") >= 2
+

@@ -72,7 +72,9 @@ def test_outcome_cost_mode_and_events(pristine_run: Path, tmp_path: Path) -> Non
     assert [e.kind for e in v.events] == ["parse_failure", "subtask_timeout"]
     assert '"raw": "I think ORBIT is best"' in v.events[0].data
     assert [c.stage for c in v.calls] == ["demands", "plan", "seek", "seek", "keep", "answer"]
-    assert v.calls[-1].prompt[1].text.endswith("[image 1][image 2]") and v.calls[-1].prompt[1].images == 2
+    # Each image marker sits on a line of its own (it ran into the text: "[image 1]Question:").
+    assert v.calls[-1].prompt[1].text == "Answer from the board.\n[image 1]\n[image 2]"
+    assert v.calls[-1].prompt[1].images == 2
     assert v.question.contract_kind == "yes_no" and v.question.options == ["yes", "no"]
 
 
@@ -164,3 +166,13 @@ def test_reference_images_and_repeated_frame_ids(pristine_run: Path, tmp_path: P
     assert [(f.label, f.kept) for f in v.frames if f.frame_id == 4] == [("step 4", False), ("step 5", True)]
     assert [a.label for a in v.answer_images] == ["task reference image", "frame 4", "frame 6"]
     assert v.answer_images[0].image.src == v.question.reference_images[0].src  # same pixels, same thumbnail
+
+
+def test_image_markers_are_on_lines_of_their_own() -> None:
+    from eviseek.types import ChatMessage, GenerateConfig, ModelCall
+    from eviseek.viewer.view import _call_view
+    from tests.viewer.synthetic import frame
+
+    msg = ChatMessage.user(frame(1), "Question: is it red?", frame(2), "\nThen answer.")
+    call = ModelCall(stage="passive", model="m", messages=[msg], config=GenerateConfig(), output="x")
+    assert _call_view(0, call).prompt[0].text == "[image 1]\nQuestion: is it red?\n[image 2]\nThen answer."

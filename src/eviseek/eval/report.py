@@ -362,15 +362,15 @@ def _episode_rows(systems: Sequence[SystemResults], csv_rows: list[dict[str, Any
 
 def _markdown(data: ReportData, tables: dict[str, Table], figures: dict[str, str]) -> str:
     lines = ["# eviseek evaluation report", ""]
+    for w in data.warnings:  # first: a reader must see failures before any number
+        lines.append(f"> Note: {w}")
+    if data.warnings:
+        lines.append("")
     lines.append("| Run | Model | Agents | Questions | Dataset |")
     lines.append("|---|---|---|---:|---|")
     for r in data.runs:
         lines.append(f"| {r.label} | {r.model} | {', '.join(r.agents)} | {r.n_questions} | {r.dataset} |")
     lines.append("")
-    for w in data.warnings:
-        lines.append(f"> Note: {w}")
-    if data.warnings:
-        lines.append("")
     order = [
         ("Task accuracy", ["accuracy-family", "fig:accuracy_by_family", "accuracy-subcategory"]),
         ("EXPRESS-Bench", ["express"]),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,6 +242,9 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
         )
     if rescored:
         warnings.append(f"{run.name}: {rescored} unscored answer(s) were scored offline with eviseek.answers")
+    failure = _failure_warning(run, [r for per in results.values() for r in per.values()])
+    if failure:
+        warnings.insert(0, failure)
 
     for agent in agents:
         for qid in results[agent]:
@@ -261,6 +265,22 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
         support_sources=sources,
         warnings=warnings,
         label=label,
+    )
+
+
+def _failure_warning(run: Path, results: list[EpisodeResult]) -> str | None:
+    """One line on failed episodes: how many, and the most common reason (the why a reader needs)."""
+    failed = [r for r in results if r.error is not None]
+    if not failed:
+        return None
+    reasons = Counter(str(r.error) for r in failed)
+    reason, count = reasons.most_common(1)[0]
+    reason = reason if len(reason) <= 200 else reason[:197] + "..."
+    how_many = "every episode" if len(failed) == len(results) else f"{len(failed)} of {len(results)} episodes"
+    others = f"; {len(reasons) - 1} other reason(s)" if len(reasons) > 1 else ""
+    return (
+        f"{run.name}: {how_many} failed and count as incorrect. Most common reason ({count}x): "
+        f"{reason}{others}. Fix the cause and rerun `eviseek eval --out {run} --retry-failed`"
     )
 
 

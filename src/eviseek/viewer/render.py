@@ -103,6 +103,12 @@ def load_questions(path: str | Path) -> dict[str, Question]:
             raise ConfigError(
                 f"{path}:{lineno}: not a Question record ({'.'.join(map(str, first['loc']))}: {first['msg']})"
             ) from exc
+        # Image paths in a questions file are relative to that file (`eviseek eval` saves them
+        # as question_images/...), not to the episode folder a page is built from.
+        base = path.resolve().parent
+        for img in [q.initial_image, *q.reference_images]:
+            if img is not None and img.path is not None and not Path(img.path).is_absolute():
+                img.path = str(base / img.path)
         out[q.id] = q
     return out
 

@@ -690,15 +690,23 @@ def _call_view(index: int, call: ModelCall) -> CallView:
         if isinstance(msg.content, str):
             text, n_images = msg.content, 0
         else:
-            pieces = []
+            pieces: list[tuple[bool, str]] = []  # (is an image marker, text)
             n_images = 0
             for part in msg.content:
                 if part.type == "image":
                     n_images += 1
-                    pieces.append(f"[image {n_images}]")
+                    pieces.append((True, f"[image {n_images}]"))
                 else:
-                    pieces.append(part.text)
-            text = "".join(pieces)
+                    pieces.append((False, part.text))
+            # Each image marker on a line of its own, so "[image 1]" never runs into the text.
+            text = ""
+            previous_image = False
+            for is_image, piece in pieces:
+                apart = text.endswith("\n") or piece.startswith("\n")
+                if text and (is_image or previous_image) and not apart:
+                    text += "\n"
+                text += piece
+                previous_image = is_image
         text, mcut = _cut(text, _MAX_PROMPT_CHARS)
         prompt.append(MessageView(role=msg.role, text=text, images=n_images, truncated=mcut))
     return CallView(
