@@ -37,9 +37,9 @@ def register_dataset(name: str, loader: SplitLoader) -> None:
 
 
 def _tabletop(split: str) -> list[Question]:
-    from eviseek._lazy import require
+    from eviseek._lazy import require_pybullet
 
-    require("pybullet", "sim", "the tabletop question splits")
+    require_pybullet("the tabletop question splits")
     from eviseek.envs.tabletop import load_split
 
     questions: list[Question] = load_split(split)

@@ -136,3 +136,23 @@ def test_parse_actions_reads_arguments() -> None:
         ("put_on", {"object": "red_cube", "target": "blue_cube"}),
         ("stop", {}),
     ]
+
+
+def test_pybullets_build_time_banner_is_not_printed(tmp_path: Path) -> None:
+    # PyBullet's C code prints "pybullet build time: ..." when it loads; a command must not.
+    import os
+    import subprocess
+    import sys
+
+    src = Path(__file__).resolve().parents[3] / "src"
+    cmd = [sys.executable, "-m", "eviseek", "tabletop", "generate", "-n", "1", "-s", "partial_occlusion"]
+    out = subprocess.run(
+        [*cmd, "--out", str(tmp_path), "--width", "64", "--height", "48"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(src)},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "build time" not in out.stdout + out.stderr
+    assert out.stdout.startswith("wrote 1 questions")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from eviseek._lazy import require
+from eviseek._lazy import require_pybullet
 from eviseek.envs import view
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.envs.render import Frame, Lighting, render_frame
@@ -29,7 +29,7 @@ FLOOR_THICKNESS = 0.02
 
 
 def _pb() -> Any:
-    return require("pybullet", "sim", "the house environment")
+    return require_pybullet("the house environment")
 
 
 class HouseSim:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from eviseek._lazy import require
+from eviseek._lazy import require_pybullet
 from eviseek.envs.tabletop.colors import rgba
 from eviseek.envs.tabletop.scene import SceneChange, SceneSpec
 
@@ -24,7 +24,7 @@ PARK_Z = -50.0
 
 def pybullet_module() -> Any:
     """The ``pybullet`` module, or an error naming the extra that installs it."""
-    return require("pybullet", "sim", "the tabletop environment")
+    return require_pybullet("the tabletop environment")
 
 
 class SimState:
