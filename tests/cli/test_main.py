@@ -39,3 +39,29 @@ def test_models_check_bad_id_is_one_line_error() -> None:
     assert out.returncode == 1
     assert out.stderr.strip().startswith("error: unknown model provider")
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_help_shows_no_type_next_to_plain_flags() -> None:
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+
+    for command in (["eval"], ["report"], ["score"], ["view"]):
+        out = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "200"})
+        assert out.exit_code == 0, out.output
+        assert "<bool>" not in out.output, command
+    help_text = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "200"}).output
+    budget = next(line for line in help_text.splitlines() if "--budget" in line)
+    assert "x>=1" in budget and "at least 1" in budget  # the range shown is the one enforced
+
+
+def test_budget_zero_is_refused_as_the_help_says(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+
+    args = ["eval", "--agents", "passive", "--model", "scripted/echo", "--dataset", str(tmp_path)]
+    out = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "run"), "--budget", "0"])
+    assert out.exit_code == 2
+    assert "Invalid value for '--budget'" in out.output and "greater than or equal to 1" in out.output
+    assert "Config" not in out.output  # no internal class name

@@ -106,3 +106,19 @@ def test_an_empty_key_variable_is_refused_by_the_library_too(monkeypatch: pytest
     cfg = _cfg(model="openai/some-vlm", api_key_env="EVISEEK_EMPTY_KEY", base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ConfigError, match=r"EVISEEK_EMPTY_KEY .*is not set or empty"):
         model_from_config(cfg)
+
+
+def test_a_refused_resume_never_lists_the_questions_hash() -> None:
+    # A changed limit changes the question set's hash too; only the setting itself is named.
+    a = _cfg(limit=4, questions_sha256="a" * 64)
+    b = _cfg(limit=2, questions_sha256="b" * 64)
+    (line,) = config_differences(a, b)
+    assert line == "limit: the run directory has 4, this command asks for 2"
+    # With nothing else changed, the questions themselves differ: said in words, no hashes.
+    (only,) = config_differences(_cfg(questions_sha256="a" * 64), _cfg(questions_sha256="b" * 64))
+    assert only.startswith("questions: the dataset's questions differ") and "aaaa" not in only
+
+
+def test_budget_zero_is_refused_in_plain_words() -> None:
+    with pytest.raises(ValidationError, match=r"budget must be at least 1 primitive step"):
+        _cfg(budget=0)

@@ -117,7 +117,7 @@ def test_resume_with_other_settings_is_refused(tmp_path: Path, dataset: Path) ->
         run_eval(_config(dataset, limit=4), run, progress=False)
     # The same dataset name with different contents is refused too.
     write_questions_jsonl(dataset, make_questions(3, families=("other",)))
-    with pytest.raises(ConfigError, match="questions_sha256"):
+    with pytest.raises(ConfigError, match="questions: the dataset's questions differ"):
         run_eval(_config(dataset, limit=3), run, progress=False)
 
 

@@ -45,8 +45,8 @@ def eval_command(
     budget: int | None = typer.Option(
         None,
         "--budget",
-        min=0,
-        help="Primitive steps per episode (default 30; 120 for house: and express: datasets)",
+        min=1,
+        help="Primitive steps per episode, at least 1 (default 30; 120 for house: and express: datasets)",
     ),
     seed: int | None = typer.Option(None, "--seed", help="Seed of each episode's environment (default 0)"),
     concurrency: int | None = typer.Option(

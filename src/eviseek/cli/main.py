@@ -7,6 +7,7 @@ Each subcommand module must import only light things at module level so that
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import typer
 
@@ -36,6 +37,25 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
 ]
 
 
+def _plain_flags_in_help() -> None:
+    """Show no type next to on/off flags in ``--help``.
+
+    Typer 0.29 prints ``<bool>`` in the type column of every flag (``--json``, ``--help``), which
+    reads as if the flag took a value. A flag takes none, so its type column is left empty.
+    """
+    from typer.core import TyperOption
+
+    if getattr(TyperOption.display_type_rich, "_eviseek_plain_flags", False):
+        return
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag and self.metavar is None else shown(self, ctx)
+
+    display_type_rich._eviseek_plain_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
+
+
 def _register() -> None:
     for module_name, attr, name, help_text in _SUBCOMMANDS:
         obj = getattr(importlib.import_module(module_name), attr)
@@ -56,6 +76,7 @@ def _root(
         raise typer.Exit()
 
 
+_plain_flags_in_help()
 _register()
 
 

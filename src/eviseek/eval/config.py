@@ -89,8 +89,9 @@ class RunConfig(BaseModel):
     @field_validator("budget")
     @classmethod
     def _budget_ok(cls, value: int) -> int:
-        if value < 0:
-            raise ValueError("budget must be zero or more steps")
+        if value < 1:
+            # Zero would leave the active agents no step at all; Passive takes none anyway.
+            raise ValueError("budget must be at least 1 primitive step (--budget 1 or more)")
         return value
 
     @field_validator("timeout_s")
@@ -152,8 +153,15 @@ def config_differences(saved: RunConfig, new: RunConfig) -> list[str]:
     out = []
     for name in RESULT_SETTINGS:
         a, b = getattr(saved, name), getattr(new, name)
-        if a != b:
+        if a != b and name != "questions_sha256":
             out.append(f"{name}: the run directory has {a!r}, this command asks for {b!r}")
+    # The questions' hash is derived: a changed dataset or limit already explains it, so it is
+    # named (in words, never as two hashes) only when nothing else is.
+    if saved.questions_sha256 != new.questions_sha256 and not out:
+        out.append(
+            "questions: the dataset's questions differ from those saved in the run's "
+            "questions.jsonl (its files changed since the run started)"
+        )
     return out
 
 
