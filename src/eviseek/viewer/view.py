@@ -4,17 +4,15 @@ The page template only formats; every decision about what a trajectory means (wh
 board kept, which subtask a step served, whether the answer is right) is made here, in plain
 Python that tests can check without a browser.
 
-EviSeek's plan follows the project convention: ``{"demands": [{"id", "text"}], "subtasks":
-[{"id", "goal", "demand", "status", "steps"}], "mode"}``. Agents without a plan (Single-model,
-Passive, AutoTool) leave it empty and the page omits those sections.
+The view models live in :mod:`~eviseek.viewer.view_models`, the reading of agents' plans in
+:mod:`~eviseek.viewer.plan`. Agents without a plan (Single-model, Passive, AutoTool) leave it
+empty and the page omits those sections.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from eviseek.types import (
     EpisodeResult,
@@ -25,268 +23,36 @@ from eviseek.types import (
     Trajectory,
     Usage,
 )
-from eviseek.viewer.images import ImageRef, ImageSourcer
-
-# Okabe-Ito colours (distinguishable with common colour-vision deficiencies) and a few more;
-# green is left out on purpose because it marks frames kept on the evidence board.
-SUBTASK_COLORS: tuple[str, ...] = (
-    "#0072B2",
-    "#E69F00",
-    "#CC79A7",
-    "#56B4E9",
-    "#D55E00",
-    "#F0E442",
-    "#7F3C8D",
-    "#8C564B",
-    "#1F3A93",
-    "#B8860B",
+from eviseek.viewer.images import ImageSourcer
+from eviseek.viewer.plan import build_subtask_views, read_plan
+from eviseek.viewer.view_models import (
+    MAX_OUTPUT_CHARS,
+    MAX_PROMPT_CHARS,
+    NO_SUBTASK_COLOR,
+    SUBTASK_COLORS,
+    AnswerImageView,
+    BoardEventView,
+    BoardItemView,
+    CallView,
+    CostView,
+    DemandView,
+    EpisodeView,
+    EventView,
+    FrameView,
+    MessageView,
+    OutcomeView,
+    QuestionView,
+    SubtaskView,
+    subtask_color,
 )
-NO_SUBTASK_COLOR = "#B0B0B0"
-SUBTASK_STATUSES = ("pending", "active", "done", "timed_out", "blocked")
 
-_MAX_OUTPUT_CHARS = 20_000
-_MAX_PROMPT_CHARS = 6_000
-
-
-def subtask_color(position: int) -> str:
-    """The colour of the subtask at ``position`` in plan order (cycled past the palette)."""
-    return SUBTASK_COLORS[position % len(SUBTASK_COLORS)]
-
-
-# ---------------------------------------------------------------------------------------------
-# The plan as agents store it (read leniently: extra keys are kept, missing ones defaulted).
-
-
-class PlanDemand(BaseModel):
-    """One evidence demand in ``Trajectory.plan["demands"]``."""
-
-    model_config = ConfigDict(extra="allow")
-    id: int
-    text: str = ""
-
-
-class PlanSubtask(BaseModel):
-    """One acquisition subtask in ``Trajectory.plan["subtasks"]``."""
-
-    model_config = ConfigDict(extra="allow")
-    id: int
-    goal: str = ""
-    demand: int | None = None
-    status: str = "pending"
-    steps: list[int] = Field(default_factory=list)
-
-
-_PlanEntry = TypeVar("_PlanEntry", PlanDemand, PlanSubtask)
-
-# ---------------------------------------------------------------------------------------------
-# The page's view model.
-
-
-class DemandView(BaseModel):
-    """A demand with the subtasks serving it and the board items bound to it."""
-
-    id: int
-    text: str
-    subtask_ids: list[int] = Field(default_factory=list)
-    kept_item_ids: list[int] = Field(default_factory=list)
-
-
-class SubtaskView(BaseModel):
-    """A subtask with its colour, status and the steps it spent."""
-
-    id: int
-    goal: str
-    status: str
-    known_status: bool
-    demand: int | None = None
-    demand_text: str | None = None
-    steps: list[int] = Field(default_factory=list)
-    color: str
-
-
-class FrameView(BaseModel):
-    """One frame of the episode: the initial view or the view after a step."""
-
-    frame_id: int
-    step: int | None = None
-    """1-based step index, ``None`` for the initial view."""
-    label: str
-    image: ImageRef
-    action: str | None = None
-    intent: str | None = None
-    subtask: int | None = None
-    subtask_label: str | None = None
-    color: str = NO_SUBTASK_COLOR
-    feedback: str | None = None
-    success: bool | None = None
-    pose: str | None = None
-    decision: int | None = None
-    kept: bool = False
-    """On the final evidence board."""
-    in_answer: bool = False
-    """Attached to the answering call."""
-    board_item_ids: list[int] = Field(default_factory=list)
-
-
-class BoardItemView(BaseModel):
-    """An evidence-board item with its provenance."""
-
-    id: int
-    frame_id: int
-    step_index: int
-    image: ImageRef | None = None
-    intent: str | None = None
-    subtask: int | None = None
-    subtask_label: str | None = None
-    color: str = NO_SUBTASK_COLOR
-    demand: int | None = None
-    demand_text: str | None = None
-    note: str = ""
-    outcome: str | None = None
-    outcome_success: bool | None = None
-    removed_at: int | None = None
-    in_answer: bool = False
-
-
-class BoardEventView(BaseModel):
-    """One line of the board's history."""
-
-    kind: str
-    at_step: int
-    item_id: int
-    frame_id: int
-    note: str = ""
-    demand: int | None = None
-
-
-class AnswerImageView(BaseModel):
-    """An image attached to the answering call."""
-
-    position: int
-    frame_id: int | None
-    label: str
-    image: ImageRef
-    kept: bool = False
-
-
-class MessageView(BaseModel):
-    """One message of a call's prompt, as text with image markers."""
-
-    role: str
-    text: str
-    images: int = 0
-    truncated: bool = False
-
-
-class CallView(BaseModel):
-    """One model call: stage, cost and the untrusted text that came back."""
-
-    index: int
-    stage: str
-    model: str
-    images_sent: int
-    input_tokens: int | None
-    output_tokens: int | None
-    latency_s: float
-    output: str
-    output_truncated: bool = False
-    error: str | None = None
-    notes: list[str] = Field(default_factory=list)
-    prompt: list[MessageView] = Field(default_factory=list)
-
-
-class EventView(BaseModel):
-    """A logged episode event (parse failure, fallback, replan...)."""
-
-    kind: str
-    stage: str | None
-    at_step: int
-    message: str
-    data: str = ""
-
-
-class QuestionView(BaseModel):
-    """The question and its answer contract."""
-
-    id: str
-    text: str | None = None
-    family: str = ""
-    subcategory: str = ""
-    contract_kind: str | None = None
-    contract_text: str | None = None
-    options: list[str] = Field(default_factory=list)
-    format_hint: str = ""
-    guidance: str = ""
-    reference_images: list[ImageRef] = Field(default_factory=list)
-
-
-class OutcomeView(BaseModel):
-    """The answer against the truth, and the support grade."""
-
-    recorded: bool
-    answer: str | None = None
-    raw_answer: str | None = None
-    truth: str | None = None
-    correct: bool | None = None
-    score: float | None = None
-    scored_here: bool = False
-    """The run record had no verdict; the viewer scored the answer with ``eviseek.answers``."""
-    support: float | None = None
-    support_label: str = "not graded"
-    error: str | None = None
-
-
-class CostView(BaseModel):
-    """Steps, calls, tokens and time."""
-
-    steps: int
-    calls: int
-    input_tokens: int | None
-    output_tokens: int | None
-    reasoning_tokens: int | None
-    total_tokens: int | None
-    images_sent: int
-    images_in_answer: int
-    wall_time_s: float | None
-    from_result: bool
-
-
-class EpisodeView(BaseModel):
-    """Everything an episode page shows."""
-
-    title: str
-    episode_id: str
-    agent: str
-    model: str
-    mode: str | None
-    question: QuestionView
-    demands: list[DemandView] = Field(default_factory=list)
-    subtasks: list[SubtaskView] = Field(default_factory=list)
-    frames: list[FrameView] = Field(default_factory=list)
-    board: list[BoardItemView] = Field(default_factory=list)
-    board_history: list[BoardEventView] = Field(default_factory=list)
-    answer_images: list[AnswerImageView] = Field(default_factory=list)
-    outcome: OutcomeView
-    cost: CostView
-    calls: list[CallView] = Field(default_factory=list)
-    events: list[EventView] = Field(default_factory=list)
-    plan_json: str | None = None
-    """The raw plan, shown when it did not follow the convention."""
-    warnings: list[str] = Field(default_factory=list)
-    """Problems the viewer found in the record (shown at the top of the page)."""
-    links: list[tuple[str, str]] = Field(default_factory=list)
-    """(label, relative href) pairs: the run index, the same question under other agents."""
-
-    @property
-    def kept_frame_ids(self) -> list[int]:
-        """Frame ids of the frames on the final board."""
-        return [f.frame_id for f in self.frames if f.kept]
-
-    @property
-    def has_plan(self) -> bool:
-        """Whether the agent recorded demands or subtasks."""
-        return bool(self.demands or self.subtasks)
-
+__all__ = [
+    "NO_SUBTASK_COLOR",
+    "SUBTASK_COLORS",
+    "EpisodeView",
+    "build_episode_view",
+    "subtask_color",
+]
 
 # ---------------------------------------------------------------------------------------------
 
@@ -306,9 +72,9 @@ def build_episode_view(
             f"{trajectory.question_id!r}); pass the matching Question or none"
         )
 
-    demands, subtasks, plan_json = _read_plan(trajectory.plan, warnings)
+    demands, subtasks, plan_json = read_plan(trajectory.plan, warnings)
     demand_text = {d.id: d.text for d in demands}
-    subtask_views = _subtask_views(subtasks, demand_text)
+    subtask_views = build_subtask_views(subtasks, demand_text)
     by_subtask = {s.id: s for s in subtask_views}
 
     all_items, history, removed = _replay_board(trajectory)
@@ -373,56 +139,6 @@ def build_episode_view(
 
 def _str_or_none(value: Any) -> str | None:
     return str(value) if value not in (None, "") else None
-
-
-def _read_plan(
-    plan: dict[str, Any], warnings: list[str]
-) -> tuple[list[PlanDemand], list[PlanSubtask], str | None]:
-    """Parse demands and subtasks; on a malformed plan, warn and keep the raw JSON for display."""
-    if not plan:
-        return [], [], None
-    problems: list[str] = []
-    demands = _read_entries(plan, "demands", PlanDemand, problems)
-    subtasks = _read_entries(plan, "subtasks", PlanSubtask, problems)
-    plan_json = None
-    if problems:
-        warnings.extend(problems)
-        plan_json = json.dumps(plan, indent=1, sort_keys=True, default=str)
-    return demands, subtasks, plan_json
-
-
-def _read_entries(
-    plan: dict[str, Any], key: str, model: type[_PlanEntry], problems: list[str]
-) -> list[_PlanEntry]:
-    raw = plan.get(key, [])
-    if not isinstance(raw, list):
-        problems.append(f"plan[{key!r}] is a {type(raw).__name__}, expected a list")
-        return []
-    out: list[_PlanEntry] = []
-    for i, entry in enumerate(raw):
-        try:
-            out.append(model.model_validate(entry))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "entry"
-            problems.append(f"plan[{key!r}][{i}]: {where}: {first['msg']}")
-    return out
-
-
-def _subtask_views(subtasks: list[PlanSubtask], demand_text: dict[int, str]) -> list[SubtaskView]:
-    return [
-        SubtaskView(
-            id=s.id,
-            goal=s.goal,
-            status=s.status,
-            known_status=s.status in SUBTASK_STATUSES,
-            demand=s.demand,
-            demand_text=demand_text.get(s.demand) if s.demand is not None else None,
-            steps=list(s.steps),
-            color=subtask_color(pos),
-        )
-        for pos, s in enumerate(subtasks)
-    ]
 
 
 def _replay_board(
@@ -684,7 +400,7 @@ def _cut(text: str, limit: int) -> tuple[str, bool]:
 
 
 def _call_view(index: int, call: ModelCall) -> CallView:
-    output, cut = _cut(call.output, _MAX_OUTPUT_CHARS)
+    output, cut = _cut(call.output, MAX_OUTPUT_CHARS)
     prompt = []
     for msg in call.messages:
         if isinstance(msg.content, str):
@@ -707,7 +423,7 @@ def _call_view(index: int, call: ModelCall) -> CallView:
                     text += "\n"
                 text += piece
                 previous_image = is_image
-        text, mcut = _cut(text, _MAX_PROMPT_CHARS)
+        text, mcut = _cut(text, MAX_PROMPT_CHARS)
         prompt.append(MessageView(role=msg.role, text=text, images=n_images, truncated=mcut))
     return CallView(
         index=index + 1,
