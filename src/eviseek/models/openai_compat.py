@@ -5,11 +5,11 @@ through the official ``openai`` client (``AsyncOpenAI``). What this module adds 
 
 * **Images** become base64 data URLs (PNG, or JPEG when asked), first shrunk to a pixel budget
   with the aspect ratio kept. Small images are never enlarged.
-* **A retry policy of our own** (the client's built-in retries are switched off so the policy is
-  visible and testable): exponential backoff with jitter on 429, 408/409, 5xx, timeouts, dropped
-  connections and bodies that are not valid JSON, honouring ``Retry-After`` up to a cap. 400,
-  401, 403 and 404 are not retried: they raise :class:`~eviseek.errors.ModelConfigError` with a
-  one-line message saying what to check.
+* **A retry policy of our own** (:mod:`eviseek.models.retry`; the client's built-in retries are
+  switched off so the policy is visible and testable): exponential backoff with jitter on 429,
+  408/409, 5xx, timeouts, dropped connections and bodies that are not valid JSON, honouring
+  ``Retry-After`` up to a cap. 400, 401, 403 and 404 are not retried: they raise
+  :class:`~eviseek.errors.ModelConfigError` with a one-line message saying what to check.
 * **Rejected parameters**: reasoning models refuse e.g. ``temperature``; a 400 that names a
   parameter we sent drops it (remembered for later calls), retries once, and says so in
   ``Completion.notes`` and the log.
@@ -35,20 +35,25 @@ import json
 import logging
 import math
 import os
-import random
 import re
 import threading
 import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from eviseek.errors import ConfigError, ModelConfigError, ModelError
+from eviseek.errors import ConfigError, ModelConfigError
 from eviseek.models.ratelimit import AdaptiveLimit
+from eviseek.models.retry import (
+    Failure,
+    RetryBudget,
+    RetryPolicy,
+    connection_refused,
+    parse_retry_after,
+    root_cause,
+)
 from eviseek.types import (
     ChatMessage,
     Completion,
@@ -194,17 +199,6 @@ def request_limit(base_url: str, limit: int) -> AdaptiveLimit:
             existing.max_limit,
         )
     return existing
-
-
-@dataclass
-class _Failure:
-    """A transient failure of one attempt: why, and how long the server asked us to wait."""
-
-    reason: str
-    retry_after: float | None = None
-    refused: bool = False
-    throttled: bool = False
-    """A 429: waited out with the shared limit, not counted as a retry."""
 
 
 class OpenAICompatModel:
@@ -404,11 +398,17 @@ class OpenAICompatModel:
             params.pop(name, None)
         return params
 
-    def _backoff(self, retry: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.retry_after_cap_s)
-        delay = min(self.backoff_max_s, self.backoff_base_s * (2**retry))
-        return delay * (0.5 + random.random() / 2)
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """The retry settings of this model (see :mod:`eviseek.models.retry`)."""
+        return RetryPolicy(
+            max_retries=self.max_retries,
+            max_connect_retries=self.max_connect_retries,
+            backoff_base_s=self.backoff_base_s,
+            backoff_max_s=self.backoff_max_s,
+            retry_after_cap_s=self.retry_after_cap_s,
+            max_throttled_s=self.max_throttled_s,
+        )
 
     # -- the call ----------------------------------------------------------------------------
 
@@ -473,14 +473,11 @@ class OpenAICompatModel:
         import openai
 
         limit = request_limit(self.base_url, self.max_concurrency)
-        throttled_s = 0.0
-        retries = 0
-        connect_retries = 0
+        budget = RetryBudget(self.retry_policy, server=self.base_url, model=self.model)
         dropped_this_call: set[str] = set()
-        failures: list[str] = []
         while True:
             params = self.request_params(cfg)
-            failure: _Failure
+            failure: Failure
             try:
                 async with limit.slot(self._throttle_pause):
                     logger.debug(
@@ -494,12 +491,11 @@ class OpenAICompatModel:
                         model=self.model, messages=wire_messages, timeout=timeout, **params
                     )
                 if isinstance(response, str) or not getattr(response, "choices", None):
-                    failure = _Failure("a reply that is not a chat completion (no choices)")
+                    failure = Failure("a reply that is not a chat completion (no choices)")
                 else:
-                    if failures:
-                        notes.append(
-                            f"succeeded after {len(failures)} retr{'y' if len(failures) == 1 else 'ies'}"
-                        )
+                    if budget.failures:
+                        n = len(budget.failures)
+                        notes.append(f"succeeded after {n} retr{'y' if n == 1 else 'ies'}")
                     return response
             except openai.APIStatusError as exc:
                 status = exc.status_code
@@ -511,59 +507,39 @@ class OpenAICompatModel:
                         dropped_this_call.update(refused)
                         continue
                 if status in (408, 409, 429) or status >= 500:
-                    failure = _Failure(
+                    failure = Failure(
                         f"HTTP {status}: {message}",
-                        self._retry_after(exc.response.headers),
+                        parse_retry_after(exc.response.headers),
                         throttled=status == 429,
                     )
                 else:
                     raise ModelConfigError(self._config_message(status, message)) from None
             except openai.APITimeoutError:
-                failure = _Failure(f"no answer within {timeout:g}s (timeout)")
+                failure = Failure(f"no answer within {timeout:g}s (timeout)")
             except openai.APIConnectionError as exc:
-                if _connection_refused(exc):
-                    failure = _Failure("connection refused", refused=True)
+                if connection_refused(exc):
+                    failure = Failure("connection refused", refused=True)
                 else:
-                    failure = _Failure(f"connection dropped ({self._one_line(_root_cause(exc))})")
+                    failure = Failure(f"connection dropped ({self._one_line(root_cause(exc))})")
             except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
-                failure = _Failure(f"a body that is not valid JSON ({self._one_line(str(exc), 120)})")
+                failure = Failure(f"a body that is not valid JSON ({self._one_line(str(exc), 120)})")
 
-            failures.append(failure.reason)
+            budget.record(failure)
             if failure.throttled:
                 # Rate limited: the shared limit has paused this server and cut the requests in
                 # flight; waiting here does not use up retries, only the throttle budget.
-                if throttled_s >= self.max_throttled_s:
-                    raise ModelError(
-                        f"the server at {self.base_url} kept answering 429 (rate limited) for "
-                        f"{throttled_s:.0f}s; lower --concurrency or raise the server's rate limit"
-                    ) from None
+                budget.check_throttle()
                 waited = time.monotonic()
                 await limit.wait_pause()
-                throttled_s += time.monotonic() - waited + 1e-3
+                budget.add_throttled(time.monotonic() - waited + 1e-3)
                 continue
-            if failure.refused:
-                if connect_retries >= self.max_connect_retries:
-                    raise ModelError(
-                        f"the server at {self.base_url} is unreachable (connection refused): check that "
-                        "it is running and that --base-url (or OPENAI_BASE_URL) points at it"
-                    ) from None
-                retry_no = connect_retries
-                connect_retries += 1
-            else:
-                if retries >= self.max_retries:
-                    raise ModelError(
-                        f"the server at {self.base_url} kept failing for model {self.model!r}: "
-                        f"{len(failures)} attempt(s), last: {failure.reason}"
-                    ) from None
-                retry_no = retries
-                retries += 1
-            delay = self._backoff(retry_no, failure.retry_after)
+            delay = budget.next_delay(failure)  # raises once this failure's retries are spent
             logger.warning(
                 "%s: %s; retrying in %.2fs (retry %d)",
                 self.name,
                 self._one_line(failure.reason, 200),
                 delay,
-                retries + connect_retries,
+                budget.attempts_retried,
             )
             await asyncio.sleep(delay)
 
@@ -575,7 +551,7 @@ class OpenAICompatModel:
         import openai
 
         if isinstance(exc, openai.APIStatusError) and exc.status_code == 429:
-            return self._backoff(0, self._retry_after(exc.response.headers))
+            return self.retry_policy.backoff(0, parse_retry_after(exc.response.headers))
         return None
 
     def _server_message(self, exc: Any) -> str:
@@ -641,46 +617,3 @@ class OpenAICompatModel:
                 note = f"server refused parameter '{name}'; dropped it and retried once"
             notes.append(note)
             logger.warning("%s: %s (server said: %s)", self.name, note, message)
-
-    def _retry_after(self, headers: Any) -> float | None:
-        if headers is None:
-            return None
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            try:
-                return float(ms) / 1000
-            except ValueError:
-                pass
-        value = headers.get("retry-after")
-        if value is None:
-            return None
-        try:
-            return float(value)
-        except ValueError:
-            pass
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    seen: list[BaseException] = []
-    cur: BaseException | None = exc
-    while cur is not None and cur not in seen:
-        seen.append(cur)
-        cur = cur.__cause__ or cur.__context__
-    return seen
-
-
-def _connection_refused(exc: BaseException) -> bool:
-    # httpx (or httpx2) raises ConnectError when no connection could be opened at all.
-    return any(
-        isinstance(e, ConnectionRefusedError) or type(e).__name__ == "ConnectError" for e in _chain(exc)
-    )
-
-
-def _root_cause(exc: BaseException) -> str:
-    root = _chain(exc)[-1]
-    return f"{type(root).__name__}: {root}"
