@@ -268,3 +268,25 @@ def test_report_of_a_real_eval_run_matches_the_live_summary(tmp_path: Path) -> N
     sources = load_run(run).support_sources["toy-seeker"]
     assert sources["empty"] == 2 and sources["none"] == 0
     assert len(files.episode_pages) == 20 or importlib.util.find_spec("eviseek.viewer") is None
+
+
+def test_report_episode_pages_find_the_questions_reference_images(tmp_path: Path) -> None:
+    # `eviseek eval` saves reference images beside questions.jsonl as question_images/...; the
+    # report's episode pages must find them there, not in each episode folder.
+    import numpy as np
+
+    from eviseek.eval.datasets import write_questions
+    from eviseek.types import Image
+
+    ref = Image.from_array(np.full((40, 60, 3), 200, dtype=np.uint8))
+    qs = [q.model_copy(update={"reference_images": [ref]}) for q in make_questions(2)]
+    run = write_run(tmp_path / "r", "openai/m", ["passive"], qs, lambda agent, i: (True, None, None))
+    write_questions(run, qs)
+    assert '"question_images/' in (run / "questions.jsonl").read_text()
+    (path,) = {str(q.reference_images[0].path) for q in load_run(run).questions}
+    assert Path(path).is_absolute() and Path(path).is_file()
+    files = build_report([run], tmp_path / "rep", n_resamples=100, episodes=True)
+    assert len(files.episode_pages) == 2
+    for page in files.episode_pages:
+        html = Path(page).read_text(encoding="utf-8")
+        assert 'data-testid="reference-image"' in html and "file not found" not in html

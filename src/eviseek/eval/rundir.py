@@ -81,14 +81,11 @@ def _read_questions(run: Path) -> list[Question] | None:
     path = run / QUESTIONS_FILE
     if not path.exists():
         return None
-    out: list[Question] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(Question.model_validate_json(line))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{lineno}: not a Question record ({exc})") from exc
-    return out
+    from eviseek.eval.datasets import read_questions
+
+    # read_questions resolves image paths (question_images/...) against the file's folder, so
+    # episode pages built from these questions find the task reference images.
+    return read_questions(path)
 
 
 def _trajectory_results(run: Path) -> tuple[list[EpisodeResult], dict[tuple[str, str], Path]]:
