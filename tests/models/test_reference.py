@@ -127,6 +127,18 @@ def test_geometry_solvers_on_drawn_overhead_views() -> None:
     assert solve(bigger, [analyse_array(img)]).answer == "blue_cube"
 
 
+def test_a_row_of_touching_objects_seen_from_above_counts_as_its_members() -> None:
+    task = read_task("How many red cubes are on the table?", {"answer_kind": "integer"})
+    img = canvas()
+    for k in range(3):  # three cubes touching in a row: one red blob 60 x 20 pixels
+        square(img, 100 + 20 * k, 80, 10, (220, 30, 30))
+    square(img, 220, 170, 10, (220, 30, 30))  # and one standing alone
+    square(img, 60, 190, 10, (30, 60, 230))  # a blue one does not count
+    view = analyse_array(img)
+    assert len(view.of("red")) == 2
+    assert solve(task, [view]).answer == "4"
+
+
 def test_physical_tests_are_read_from_reported_outcomes() -> None:
     fit = read_task("Does the green cylinder fit inside the yellow bin?", {"options": ["yes", "no"]})
     assert (

@@ -269,6 +269,22 @@ def _solve_distance(task: Task, views: list[View]) -> Verdict:
     return Verdict(answer, conf, i, f"distances {da:.0f} px and {db:.0f} px")
 
 
+ROW_RATIO = 1.6
+"""A blob seen from above at least this much longer than wide is read as a row of touching
+objects (ours: one compact object stays under about 1.2 from any side)."""
+
+
+def pieces(blob: Blob) -> int:
+    """How many same-sized objects a blob seen from above holds: a row of ``k`` touching objects is
+    about ``k`` times as long as it is wide (length and width from the spread of its pixels)."""
+    ys, xs = np.nonzero(blob.mask)
+    if len(xs) < 12:
+        return 1
+    lo, hi = np.linalg.eigvalsh(np.cov(np.stack([xs, ys]).astype(float)))
+    ratio = math.sqrt(max(float(hi), 1e-9) / max(float(lo), 1e-9))
+    return max(1, round(ratio)) if ratio >= ROW_RATIO else 1
+
+
 def count_in(task: Task, view: View) -> int:
     """How many blobs in ``view`` look like the counted kind (colour, then shape)."""
     if not task.objects:
@@ -288,7 +304,8 @@ def count_in(task: Task, view: View) -> int:
         guess, conf = classify(b, steep=view.steep, allowed=list(kind))
         if guess != target.shape and conf >= 0.5:
             continue
-        n += 1
+        # From above, touching objects of one colour merge into one blob; a row shows by its length.
+        n += pieces(b) if view.steep else 1
     return n
 
 
