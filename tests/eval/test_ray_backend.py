@@ -58,3 +58,48 @@ def test_ray_backend_matches_the_local_runner(tmp_path: Path, monkeypatch: pytes
     assert traj.answer_images and traj.answer_images[0].array(
         episode_dir(tmp_path / "ray", "toy-seeker", "q000")
     ).shape == (8, 8, 3)
+
+
+def test_ray_actors_drive_remote_environments(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--backend ray`` with ``--env-url``: actors host no simulator, they drive the env server's."""
+    from eviseek.envs.remote import EnvServer
+    from tests.eval.toy_plugin import RevealEnv
+
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(6))
+    monkeypatch.setenv("EVISEEK_ENV_TOKEN", "ray-remote-token")  # before ray.init: actors inherit it
+    with EnvServer(RevealEnv, token="ray-remote-token") as server:
+        opened: list[int] = []
+        original = server.open_session
+
+        def counting_open():  # type: ignore[no-untyped-def]
+            opened.append(1)
+            return original()
+
+        server.open_session = counting_open  # type: ignore[method-assign]
+        base = {
+            "agents": ["toy-seeker"],
+            "model": "toy/oracle",
+            "dataset": str(data),
+            "concurrency": 4,
+            "timeout_s": 30.0,
+            "plugins": [PLUGIN],
+            "env_url": server.url,
+        }
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            out = run_eval(
+                RunConfig.model_validate({**base, "backend": "ray"}), tmp_path / "ray", progress=False
+            )
+        finally:
+            ray.shutdown()
+        assert opened, "the actors never opened a session on the env server"
+    assert (out.ran, out.failed) == (6, 0)
+    local = run_eval(
+        RunConfig.model_validate({**base, "env_url": None, "env_workers": 0}),
+        tmp_path / "local",
+        progress=False,
+    )
+    assert {
+        (r.question_id, r.answer, r.correct, r.support, r.steps) for r in load_results(tmp_path / "ray")
+    } == {(r.question_id, r.answer, r.correct, r.support, r.steps) for r in load_results(tmp_path / "local")}
+    assert local.failed == 0

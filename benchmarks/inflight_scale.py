@@ -1,0 +1,412 @@
+"""Many episodes in flight: throughput and memory at concurrency 32, 128 and 256.
+
+Each episode resets an environment, then ``--calls`` times steps it (a new frame each time)
+and sends the frame to the model through the real ``openai/`` provider, then answers. The model
+is the local OpenAI-compatible test server (``eviseek.testing.OpenAITestServer``) in its own
+process, answering every request after a fixed ``--latency``. Environments run in
+``--env-workers`` worker processes, as in a real run.
+
+For each concurrency C, in a fresh process (so one level's memory does not carry into the next):
+
+* throughput as a share of ideal, where ideal = C / (calls x latency) episodes per second;
+* memory per in-flight episode = (peak RSS of the driver and its env workers during the run
+  minus their RSS just before it) / C.
+
+Goals (issue 18): at least 90% of ideal at C=128; under 50 MB per in-flight episode.
+
+    python benchmarks/inflight_scale.py [--levels 32,128,256] [--latency 1.0] [--calls 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eviseek.envs.base import AsyncEnv, question_from_options
+from eviseek.envs.registry import register
+from eviseek.eval.config import RunConfig
+from eviseek.eval.runner import evaluate, make_env_provider, register_agent
+from eviseek.models.base import Model, generate_recorded
+from eviseek.types import (
+    Action,
+    ActionSpec,
+    AnswerContract,
+    ChatMessage,
+    EpisodeResult,
+    Feedback,
+    GenerateConfig,
+    Image,
+    Observation,
+    Question,
+    StepRecord,
+    StepResult,
+    Trajectory,
+)
+
+ENV_ID = "bench/Frames-v0"
+SIZE = (int(os.environ.get("BENCH_FRAME_W", "320")), int(os.environ.get("BENCH_FRAME_H", "240")))
+
+
+def _scene(seed: int) -> np.ndarray:
+    """A render-like frame: a smooth background and a few flat-coloured boxes (compresses like a
+    simulator render, unlike noise)."""
+    rng = np.random.default_rng(seed)
+    w, h = SIZE
+    y, x = np.mgrid[0:h, 0:w]
+    img = np.stack([100 + 80 * y / h, 120 + 60 * x / w, 140 + 0 * x], axis=-1).astype(np.uint8)
+    for _ in range(6):
+        x0, y0 = int(rng.integers(0, w - 20)), int(rng.integers(0, h - 20))
+        img[y0 : y0 + int(rng.integers(10, 60)), x0 : x0 + int(rng.integers(10, 60))] = rng.integers(
+            0, 255, 3
+        )
+    return img
+
+
+class FramesEnv:
+    """Every step shows a new frame (a different image each time, as a camera move would)."""
+
+    env_id = ENV_ID
+
+    def __init__(self) -> None:
+        self.frame = 0
+        self.base = _scene(0)
+
+    def _obs(self) -> Observation:
+        arr = np.roll(self.base, self.frame * 7, axis=1)
+        arr[0, 0, 0] = self.frame % 256
+        return Observation(image=Image.from_array(arr), frame_id=self.frame)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
+        q = question_from_options(options)
+        self.frame = 0
+        self.base = _scene(hash(q.id if q else "") % 2**32)
+        return self._obs(), {}
+
+    def step(self, action: Action) -> StepResult:
+        self.frame += 1
+        return StepResult(observation=self._obs(), feedback=Feedback(operation=action.name))
+
+    def legal_actions(self) -> list[ActionSpec]:
+        return [ActionSpec(name="turn_left")]
+
+    def close(self) -> None:
+        pass
+
+
+register(ENV_ID, FramesEnv)
+
+
+class LookAndAskAgent:
+    """``calls`` times: step, send the new frame to the model; then answer with the last reply."""
+
+    name = "look-and-ask"
+
+    def __init__(self, calls: int = 3, **_: Any) -> None:
+        self.calls = calls
+
+    async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
+        obs, _ = await env.reset(seed=seed, options={"question": question})
+        traj = Trajectory(
+            episode_id=question.id,
+            question_id=question.id,
+            agent=self.name,
+            model=model.name,
+            initial_image=obs.image,
+        )
+        text = ""
+        for i in range(self.calls):
+            res = await env.step(Action(name="turn_left"))
+            obs = res.observation
+            traj.steps.append(
+                StepRecord(
+                    index=i + 1,
+                    action=Action(name="turn_left"),
+                    feedback=res.feedback,
+                    image=obs.image,
+                    frame_id=obs.frame_id,
+                )
+            )
+            completion, call = await generate_recorded(
+                model, [ChatMessage.user(obs.image, question.text)], GenerateConfig(stage="decide")
+            )
+            traj.calls.append(call)
+            text = completion.text
+        traj.answer_images = [obs.image]
+        traj.answer_frame_ids = [obs.frame_id]
+        traj.result = EpisodeResult(question_id=question.id, agent=self.name, raw_answer=text)
+        return traj
+
+
+register_agent("look-and-ask", lambda **kw: LookAndAskAgent(**kw))
+
+
+# -- the model server, in a process of its own ---------------------------------------------------
+
+
+def serve(latency: float) -> None:
+    """Run the fixed-latency server until stdin closes; print its base URL first."""
+    from http.server import ThreadingHTTPServer
+
+    from eviseek.testing import OpenAITestServer
+
+    ThreadingHTTPServer.request_queue_size = 1024  # many clients connect at once
+    ThreadingHTTPServer.daemon_threads = True
+
+    class Forgetful(OpenAITestServer):
+        def _record(self, entry: dict[str, Any]) -> None:  # a long run: keep no request bodies
+            return None
+
+    def answer(_: dict[str, Any]) -> str:
+        time.sleep(latency)
+        return "yes"
+
+    with Forgetful(answer) as srv:
+        print(srv.base_url, flush=True)
+        sys.stdin.read()
+
+
+# -- one concurrency level -----------------------------------------------------------------------
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by ``pids`` (from /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / tick
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+class RssSampler:
+    """Peak summed RSS of this process and its children, sampled every 50 ms."""
+
+    def __init__(self) -> None:
+        self.peak_kb = 0
+        self.driver_peak_kb = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> tuple[int, int]:
+        me = os.getpid()
+        driver = _rss_kb(me)
+        return driver, driver + sum(_rss_kb(c) for c in _children(me))
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            driver, total = self.sample()
+            self.driver_peak_kb = max(self.driver_peak_kb, driver)
+            self.peak_kb = max(self.peak_kb, total)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def _level(
+    concurrency: int, episodes: int, calls: int, latency: float, url: str, workers: int, root: Path
+) -> dict[str, Any]:
+    cfg = RunConfig(
+        agents=["look-and-ask"],
+        agent_config={"calls": calls},
+        model="openai/bench",
+        model_args={"max_concurrency": concurrency, "max_pixels": None, "timeout_s": 60 + 10 * latency},
+        base_url=url,
+        dataset="generated",
+        concurrency=concurrency,
+        env_workers=workers,
+        plugins=[__file__],
+        timeout_s=600,
+    )
+    questions = [
+        Question(
+            id=f"e{i:05d}",
+            text="Is it there?",
+            env_id=ENV_ID,
+            ground_truth="yes",
+            contract=AnswerContract(kind="yes_no", options=["yes", "no"]),
+        )
+        for i in range(episodes)
+    ]
+    envs = make_env_provider(cfg)
+    await envs.start()
+    from eviseek.models.registry import get_model
+
+    model = get_model("openai/bench", base_url=url, api_key="none", **cfg.model_args)
+    # Warm up: import the openai client, open connections (not part of the measurement).
+    await asyncio.gather(*(model.generate([ChatMessage.user("hi")]) for _ in range(min(8, concurrency))))
+    sampler = RssSampler()
+    before_driver, before_total = sampler.sample()
+    pids = [os.getpid(), *_children(os.getpid())]
+    cpu_before = _cpu_s(pids)
+    with sampler:
+        start = time.perf_counter()
+        out = await evaluate(
+            cfg, root / f"run-{concurrency}", questions=questions, model=model, envs=envs, progress=False
+        )
+        wall = time.perf_counter() - start
+    cpu = _cpu_s(pids) - cpu_before
+    assert out.ran == episodes and out.failed == 0, (out.ran, out.failed)
+    ideal = concurrency / (calls * latency)
+    rate = episodes / wall
+    return {
+        "concurrency": concurrency,
+        "episodes": episodes,
+        "wall_s": wall,
+        "rate": rate,
+        "ideal": ideal,
+        "share": rate / ideal,
+        "rss_before_mb": before_total / 1024,
+        "rss_peak_mb": sampler.peak_kb / 1024,
+        "driver_peak_mb": sampler.driver_peak_kb / 1024,
+        "mb_per_inflight": max(0, sampler.peak_kb - before_total) / 1024 / concurrency,
+        "driver_before_mb": before_driver / 1024,
+        "cpu_ms_per_episode": 1000 * cpu / episodes,
+        "cpu_share": cpu / wall,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", default="32,128,256")
+    parser.add_argument("--latency", type=float, default=1.0, help="model reply latency in seconds")
+    parser.add_argument("--calls", type=int, default=3, help="model calls (and steps) per episode")
+    parser.add_argument("--waves", type=int, default=3, help="episodes per slot (episodes = waves x C)")
+    parser.add_argument("--env-workers", type=int, default=2)
+    parser.add_argument("--size", default="320x240", help="frame size WIDTHxHEIGHT")
+    parser.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve)
+        return
+    if args.one is not None:
+        root = Path(tempfile.mkdtemp(prefix="eviseek-inflight-"))
+        try:
+            result = asyncio.run(
+                _level(
+                    args.one,
+                    args.waves * args.one,
+                    args.calls,
+                    args.latency,
+                    args.url,
+                    args.env_workers,
+                    root,
+                )
+            )
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        print(json.dumps(result), flush=True)
+        return
+
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    env = {**os.environ, "BENCH_FRAME_W": str(width), "BENCH_FRAME_H": str(height)}
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(args.latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    rows = []
+    try:
+        for level in [int(v) for v in args.levels.split(",")]:
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--one",
+                    str(level),
+                    "--url",
+                    url,
+                    "--latency",
+                    str(args.latency),
+                    "--calls",
+                    str(args.calls),
+                    "--waves",
+                    str(args.waves),
+                    "--env-workers",
+                    str(args.env_workers),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
+            if out.returncode != 0:
+                raise SystemExit(f"concurrency {level} failed:\n{out.stderr[-3000:]}")
+            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    finally:
+        server.stdin.close()  # type: ignore[union-attr]
+        server.wait(timeout=30)
+    print(
+        f"{args.calls} model calls per episode (a new {width}x{height} frame each, PNG to the server), "
+        f"model latency {args.latency}s, {args.env_workers} env worker processes, "
+        f"{args.waves} episodes per slot"
+    )
+    print(
+        f"{'in flight':>9} {'episodes':>8} {'wall s':>7} {'ep/s':>7} {'ideal':>7} {'share':>6} "
+        f"{'RSS before':>10} {'RSS peak':>9} {'MB/episode':>10} {'CPU ms/ep':>9} {'CPUs busy':>9}"
+    )
+    for r in rows:
+        print(
+            f"{r['concurrency']:>9} {r['episodes']:>8} {r['wall_s']:>7.1f} {r['rate']:>7.1f} "
+            f"{r['ideal']:>7.1f} "
+            f"{100 * r['share']:>5.1f}% {r['rss_before_mb']:>8.0f}MB {r['rss_peak_mb']:>7.0f}MB "
+            f"{r['mb_per_inflight']:>10.2f} {r['cpu_ms_per_episode']:>9.0f} {r['cpu_share']:>9.2f}"
+        )
+    print(
+        "goals: >= 90% of ideal at 128 in flight; < 50 MB per in-flight episode (RSS: driver + env workers)"
+    )
+    print(
+        "CPU ms/ep: driver + env workers per episode (frames, PNG encoding for the request and the saved "
+        f"trajectory, HTTP, scoring, saving); this machine has {os.cpu_count()} CPUs, load now "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
