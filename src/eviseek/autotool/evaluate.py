@@ -38,6 +38,7 @@ from eviseek.autotool.scoring import check_answer, iou, parse_box
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
 from eviseek.types import EpisodeResult, GenerateConfig, Image, Question, Trajectory
+from eviseek.types.question_file import questions_digest, write_questions
 
 AGENT = "autotool"
 SUMMARY_FILE = "autotool_summary.json"
@@ -58,6 +59,8 @@ class AutoToolEvalConfig(BaseModel):
     """The turn limit (mirrors ``agent_config["max_turns"]`` for the main harness's readers)."""
     model_args: dict[str, Any] = Field(default_factory=dict)
     questions_sha256: str | None = None
+    """SHA-256 of the run's ``questions.jsonl`` (:func:`~eviseek.types.question_file.questions_digest`),
+    as in the main harness's run.json."""
     concurrency: int = Field(default=4, ge=1)
     base_url: str | None = None
     api_key_env: str | None = None
@@ -255,19 +258,23 @@ def summarize(
 # ---------------------------------------------------------------- running
 
 
-def _questions_hash(questions: list[Question]) -> str:
+def _legacy_questions_hash(questions: list[Question]) -> str:
+    """What run.json files written before the shared digest stored as ``questions_sha256`` (the
+    records without their initial image); read only so those runs still resume."""
     h = hashlib.sha256()
     for q in questions:
         h.update(q.model_dump_json(exclude={"initial_image"}).encode())
     return h.hexdigest()
 
 
-def _check_resume(run_dir: Path, cfg: AutoToolEvalConfig) -> None:
+def _check_resume(run_dir: Path, cfg: AutoToolEvalConfig, questions: list[Question]) -> None:
     path = run_dir / "run.json"
     if not path.exists():
         return
     saved = json.loads(path.read_text(encoding="utf-8"))
     new = cfg.model_dump(mode="json")
+    if saved.get("questions_sha256") == _legacy_questions_hash(questions):
+        saved["questions_sha256"] = new["questions_sha256"]  # an older run.json, same questions
     diffs = [
         f"{k}: saved {saved.get(k)!r}, now {new.get(k)!r}"
         for k in RESULT_SETTINGS
@@ -299,14 +306,13 @@ async def run_eval(
     kind, questions = load_benchmark(cfg.dataset, run_dir / "source_images", seed=cfg.seed, limit=cfg.limit)
     if not questions:
         raise ConfigError(f"dataset {cfg.dataset!r} has no questions")
-    cfg = cfg.model_copy(update={"questions_sha256": _questions_hash(questions)})
-    _check_resume(run_dir, cfg)
+    # Images stay where the loader put them (source_images/); the file records their paths.
+    cfg = cfg.model_copy(update={"questions_sha256": questions_digest(questions, image_dir=None)})
+    _check_resume(run_dir, cfg, questions)
     tmp = run_dir / "run.json.tmp"
     tmp.write_text(cfg.model_dump_json(indent=1), encoding="utf-8")
     tmp.replace(run_dir / "run.json")
-    with open(run_dir / "questions.jsonl", "w", encoding="utf-8") as fh:
-        for q in questions:
-            fh.write(q.model_dump_json() + "\n")
+    write_questions(run_dir, questions, image_dir=None)
 
     ac = dict(cfg.agent_config)
     max_pixels = ac.pop("max_pixels", DEFAULT_MAX_PIXELS)

@@ -68,8 +68,9 @@ def generate(
     height: int = typer.Option(240, "--height", min=16, help="Rendered image height in pixels"),
 ) -> None:
     """Generate questions deterministically: same seed and counts give identical files."""
-    from eviseek.envs.tabletop.generate import generate_questions, write_questions
+    from eviseek.envs.tabletop.generate import generate_questions
     from eviseek.errors import EviseekError
+    from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, write_questions
 
     try:
         qs = generate_questions(
@@ -78,8 +79,8 @@ def generate(
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    path = write_questions(qs, out)
-    typer.echo(f"wrote {len(qs)} questions to {path}")
+    write_questions(out, qs, image_dir=GENERATED_IMAGE_DIR)
+    typer.echo(f"wrote {len(qs)} questions to {out / QUESTIONS_FILE}")
 
 
 @app.command("render")
@@ -95,12 +96,12 @@ def render(
 ) -> None:
     """Render a question's view after a sequence of actions to a PNG; print each action's feedback."""
     from eviseek.envs.tabletop.env import TabletopEnv
-    from eviseek.envs.tabletop.generate import read_questions
     from eviseek.errors import ConfigError, EviseekError
     from eviseek.types import Action
+    from eviseek.types.question_file import read_questions_by_id
 
     try:
-        questions = {q.id: q for q in read_questions(question_file)}
+        questions = read_questions_by_id(question_file)
         if qid not in questions:
             shown = ", ".join(list(questions)[:5])
             raise typer.BadParameter(f"no question {qid!r} in {question_file}; ids include: {shown}")
@@ -141,8 +142,9 @@ def stats(
     ),
 ) -> None:
     """Per subcategory: the share of questions whose initial view already has full support."""
-    from eviseek.envs.tabletop.generate import load_split, read_questions
+    from eviseek.envs.tabletop.generate import load_split
     from eviseek.envs.tabletop.stats import initial_support_table
+    from eviseek.types.question_file import read_questions
 
     if (split is None) == (questions is None):
         raise typer.BadParameter("give exactly one of --split or --questions")

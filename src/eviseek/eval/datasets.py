@@ -8,23 +8,35 @@ A spec is one of:
 * a ``.jsonl`` file with one :class:`~eviseek.types.Question` record per line.
 
 Image paths inside question records are relative to the file's directory; they are made
-absolute on load so the questions work from anywhere.
+absolute on load so the questions work from anywhere. Question files are read, written and
+digested by :mod:`eviseek.types.question_file` (re-exported here), the one module for them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from eviseek.errors import ConfigError
-from eviseek.types import Image, Question
+from eviseek.types import Question
+from eviseek.types.question_file import (
+    QUESTIONS_FILE,
+    question_images,
+    questions_digest,
+    read_questions,
+    write_questions,
+)
 
-QUESTIONS_FILE = "questions.jsonl"
+__all__ = [
+    "QUESTIONS_FILE",
+    "check_unique_ids",
+    "load_dataset",
+    "question_images",
+    "questions_digest",
+    "read_questions",
+    "register_dataset",
+    "write_questions",
+]
 
 SplitLoader = Callable[[str], list[Question]]
 
@@ -83,10 +95,9 @@ def load_dataset(spec: str) -> list[Question]:
         raise ConfigError("empty dataset spec; give e.g. tabletop:dev, a directory or a .jsonl file")
     path = Path(spec).expanduser()
     if path.is_dir():
-        file = path / QUESTIONS_FILE
-        if not file.exists():
+        if not (path / QUESTIONS_FILE).exists():
             raise ConfigError(f"dataset directory {spec} has no {QUESTIONS_FILE}")
-        questions = read_questions(file)
+        questions = read_questions(path)
     elif path.is_file():
         questions = read_questions(path)
     elif ":" in spec and (spec.partition(":")[0] in _DATASETS or not spec.endswith((".jsonl", "/"))):
@@ -117,81 +128,3 @@ def check_unique_ids(questions: list[Question], source: str) -> None:
         if q.id in seen:
             raise ConfigError(f"{source}: question id {q.id!r} appears more than once; ids must be unique")
         seen.add(q.id)
-
-
-def read_questions(path: str | Path) -> list[Question]:
-    """Read a JSONL file of Question records; relative image paths resolve against its folder."""
-    path = Path(path)
-    base = path.resolve().parent
-    out: list[Question] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                q = Question.model_validate(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or "record"
-                raise ConfigError(
-                    f"{path}:{lineno}: not a Question record ({where}: {first['msg']})"
-                ) from exc
-            for img in question_images(q):
-                if img.path is not None and not os.path.isabs(img.path):
-                    img.path = str(base / img.path)
-            out.append(q)
-    return out
-
-
-def question_images(question: Question) -> list[Image]:
-    """The images a question carries (initial view, then reference images)."""
-    imgs = [question.initial_image] if question.initial_image is not None else []
-    return imgs + list(question.reference_images)
-
-
-def _portable(question: Question) -> Question:
-    """A copy whose images point at ``question_images/<hash>.png`` (pixels kept in memory)."""
-    if not question_images(question):
-        return question  # nothing to rewrite
-    copy = question.model_copy(deep=True)
-    for src, dst in zip(question_images(question), question_images(copy), strict=True):
-        if src.loaded or src.path is not None:
-            # array() loads from the absolute path when needed; the file name is the content hash.
-            dst._pixels = src.array()
-            dst.path = f"question_images/{dst.digest()[:20]}.png"
-    return copy
-
-
-def write_questions(directory: str | Path, questions: list[Question]) -> str:
-    """Write ``questions.jsonl`` (atomically) with its images copied beside it; return its SHA-256.
-
-    The copy makes a run directory self-contained, so it can be scored on another machine.
-    The in-memory questions are left unchanged.
-    """
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256()
-    tmp = directory / (QUESTIONS_FILE + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for q in questions:
-            copy = _portable(q)
-            for img in question_images(copy):
-                if img.loaded:
-                    img.save(directory, "question_images")
-            line = copy.model_dump_json() + "\n"
-            digest.update(line.encode("utf-8"))
-            fh.write(line)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(directory / QUESTIONS_FILE)
-    return digest.hexdigest()
-
-
-def questions_digest(questions: list[Question]) -> str:
-    """The SHA-256 :func:`write_questions` would return for ``questions``, without writing."""
-    digest = hashlib.sha256()
-    for q in questions:
-        digest.update((_portable(q).model_dump_json() + "\n").encode("utf-8"))
-    return digest.hexdigest()

@@ -415,21 +415,13 @@ async def ask_judge(
 
 def load_questions(run_dir: str | Path) -> dict[str, Question]:
     """``RUN_DIR/questions.jsonl`` as a dict keyed by question id."""
-    path = Path(run_dir) / "questions.jsonl"
-    if not path.exists():
-        raise FileNotFoundError(
-            f"{path} not found: a run directory keeps the evaluated questions there "
-            "(written by `eviseek eval`); without it the reference answers are unknown"
-        )
-    out: dict[str, Question] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                q = Question.model_validate_json(line)
-            except ValueError as exc:
-                raise ValueError(f"{path}:{lineno}: not a Question record ({exc})") from exc
-            out[q.id] = q
-    return out
+    from eviseek.types.question_file import QUESTIONS_FILE, read_questions_by_id
+
+    return read_questions_by_id(
+        Path(run_dir) / QUESTIONS_FILE,
+        missing_hint="a run directory keeps the evaluated questions there (written by `eviseek eval`); "
+        "without it the reference answers are unknown",
+    )
 
 
 G = TypeVar("G", bound=BaseModel)

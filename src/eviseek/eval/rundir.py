@@ -26,8 +26,8 @@ from typing import Any
 from eviseek.eval.judge import load_support_grades
 from eviseek.eval.metrics import NO_FAMILY, NO_SUBCATEGORY, QuestionKey, SystemResults
 from eviseek.types import EpisodeResult, Question
+from eviseek.types.question_file import QUESTIONS_FILE, read_questions
 
-QUESTIONS_FILE = "questions.jsonl"
 RUN_FILE = "run.json"
 STORE_FILE = "results.sqlite"
 EPISODES_DIR = "episodes"
@@ -78,14 +78,11 @@ def _read_config(run: Path) -> dict[str, Any]:
 
 
 def _read_questions(run: Path) -> list[Question] | None:
-    path = run / QUESTIONS_FILE
-    if not path.exists():
+    if not (run / QUESTIONS_FILE).exists():
         return None
-    from eviseek.eval.datasets import read_questions
-
     # read_questions resolves image paths (question_images/...) against the file's folder, so
     # episode pages built from these questions find the task reference images.
-    return read_questions(path)
+    return read_questions(run / QUESTIONS_FILE)
 
 
 def _trajectory_results(run: Path) -> tuple[list[EpisodeResult], dict[tuple[str, str], Path]]:

@@ -199,16 +199,16 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
     row), so a lost or emptied store loses nothing here.
     """
     from eviseek.eval.config import load_config
-    from eviseek.eval.datasets import QUESTIONS_FILE, read_questions
     from eviseek.eval.recover import all_saved_results
     from eviseek.eval.store import STORE_FILE, ResultsStore, episode_dir
+    from eviseek.types.question_file import QUESTIONS_FILE, read_questions_by_id
 
     run_dir = Path(run_dir)
     qfile = run_dir / QUESTIONS_FILE
     if not qfile.exists():
         raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
     agents = load_config(run_dir).agents
-    questions = {q.id: q for q in read_questions(qfile)}
+    questions = read_questions_by_id(qfile)
     stored: list[EpisodeResult] = []
     state = "missing"
     if (run_dir / STORE_FILE).exists():

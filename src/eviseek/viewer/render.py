@@ -20,11 +20,11 @@ from pydantic import BaseModel, ValidationError
 from eviseek._version import __version__
 from eviseek.errors import ConfigError
 from eviseek.types import Question, Trajectory
+from eviseek.types.question_file import QUESTIONS_FILE, read_questions_by_id
 from eviseek.viewer.images import ImageMode, ImageSourcer
 from eviseek.viewer.view import NO_SUBTASK_COLOR, EpisodeView, build_episode_view
 
 TRAJECTORY_FILE = "trajectory.json"
-QUESTIONS_FILE = "questions.jsonl"
 QUESTION_FILE = "question.json"
 """An episode folder may carry its own question record (e.g. one copied out of a run)."""
 
@@ -90,27 +90,8 @@ def load_trajectory(trajectory_dir: str | Path) -> tuple[Trajectory, Path]:
 
 
 def load_questions(path: str | Path) -> dict[str, Question]:
-    """Read a ``questions.jsonl`` (one :class:`Question` per line) into a dict by id."""
-    path = Path(path)
-    out: dict[str, Question] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            q = Question.model_validate_json(line)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise ConfigError(
-                f"{path}:{lineno}: not a Question record ({'.'.join(map(str, first['loc']))}: {first['msg']})"
-            ) from exc
-        # Image paths in a questions file are relative to that file (`eviseek eval` saves them
-        # as question_images/...), not to the episode folder a page is built from.
-        base = path.resolve().parent
-        for img in [q.initial_image, *q.reference_images]:
-            if img is not None and img.path is not None and not Path(img.path).is_absolute():
-                img.path = str(base / img.path)
-        out[q.id] = q
-    return out
+    """Read a ``questions.jsonl`` (or the one in a directory) into a dict by id."""
+    return read_questions_by_id(path)
 
 
 def find_question(episode_dir: Path, question_id: str) -> Question | None:

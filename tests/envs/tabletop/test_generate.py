@@ -22,7 +22,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 def test_same_seed_gives_byte_identical_files_in_process_and_from_the_cli(tmp_path: Path) -> None:
-    write_questions(generate_questions(2, 7, subcategories=SUBS), tmp_path / "a")
+    write_questions(tmp_path / "a", generate_questions(2, 7, subcategories=SUBS), image_dir="images")
     cmd = [
         sys.executable,
         "-m",
@@ -43,13 +43,13 @@ def test_same_seed_gives_byte_identical_files_in_process_and_from_the_cli(tmp_pa
     a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
     assert a == b
     assert sum(k.endswith(".png") for k in a) == 12  # 8 initial images + 4 reference images
-    write_questions(generate_questions(2, 8, subcategories=SUBS), tmp_path / "c")
+    write_questions(tmp_path / "c", generate_questions(2, 8, subcategories=SUBS), image_dir="images")
     assert _files(tmp_path / "c")["questions.jsonl"] != a["questions.jsonl"]
 
 
 def test_question_file_round_trip_rebuilds_the_scene(tmp_path: Path) -> None:
     qs = generate_questions(1, 2, subcategories=["geometric_configuration"])
-    write_questions(qs, tmp_path)
+    write_questions(tmp_path, qs, image_dir="images")
     (back,) = read_questions(tmp_path / "questions.jsonl")
     assert back.model_dump(exclude={"initial_image"}) == qs[0].model_dump(exclude={"initial_image"})
     assert back.initial_image is not None and Path(back.initial_image.path or "").is_absolute()
@@ -89,7 +89,7 @@ def test_unknown_split_and_missing_file_are_clear_errors(tmp_path: Path) -> None
 
 def test_cli_render_and_stats(tmp_path: Path) -> None:
     write_questions(
-        generate_questions(1, 4, subcategories=["partial_occlusion", "linear_alignment"]), tmp_path
+        tmp_path, generate_questions(1, 4, subcategories=["partial_occlusion", "linear_alignment"])
     )
     qid = read_questions(tmp_path)[0].id
     runner = CliRunner()

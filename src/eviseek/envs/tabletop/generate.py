@@ -29,6 +29,7 @@ from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
 from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
+from eviseek.types.question_file import GENERATED_IMAGE_DIR, read_questions, write_questions
 
 GENERATOR_VERSION = 6
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
@@ -217,44 +218,6 @@ def sample_question(
         builder.close()
 
 
-def write_questions(questions: list[Question], out_dir: str | Path) -> Path:
-    """Write ``questions.jsonl`` and the questions' images (``images/<hash>.png``) under ``out_dir``."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for q in questions:
-        for img in [*q.reference_images, *([q.initial_image] if q.initial_image else [])]:
-            if img.loaded:
-                img.save(out)
-        lines.append(q.model_dump_json())
-    path = out / "questions.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def read_questions(path: str | Path) -> list[Question]:
-    """Read a ``questions.jsonl`` (a file or its directory); image paths become absolute."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "questions.jsonl"
-    if not p.exists():
-        raise ConfigError(f"no question file at {p}; generate one with `eviseek tabletop generate`")
-    base = p.parent.resolve()
-    out = []
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            q = Question.model_validate_json(line)
-        except Exception as exc:
-            raise ConfigError(f"{p}:{n}: not a Question record ({exc})") from exc
-        for img in [*q.reference_images, *([q.initial_image] if q.initial_image else [])]:
-            if img.path and not Path(img.path).is_absolute():
-                img.path = str(base / img.path)
-        out.append(q)
-    return out
-
-
 def cache_root() -> Path:
     """Where generated splits are cached."""
     env = os.environ.get("EVISEEK_CACHE_DIR")
@@ -286,7 +249,7 @@ def cached_questions(target: Path, make: Callable[[], list[Question]]) -> list[Q
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         try:
-            write_questions(questions, tmp)
+            write_questions(tmp, questions, image_dir=GENERATED_IMAGE_DIR)
             try:
                 tmp.rename(target)
             except OSError:
