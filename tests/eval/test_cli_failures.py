@@ -25,6 +25,7 @@ from tests.eval.toy_plugin import make_questions, write_questions_jsonl
 PLUGIN = str(Path(toy_plugin.__file__).resolve())
 AGENTS = "toy-seeker,toy-passive"
 KEY = "sk-fail-7Hq2secret"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _eval(data: Path, run: Path, *extra: str, model: str = "toy/oracle") -> list[str]:
@@ -72,10 +73,13 @@ def test_unreachable_server_stops_before_the_first_episode(
     data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(2))
     log = tmp_path / "starts.log"
     monkeypatch.setenv("TOY_EPISODE_LOG", str(log))
-    res = CliRunner().invoke(
-        app, _eval(data, tmp_path / "run", "--base-url", _dead_url(), model="openai/m")
+    # A real process: what a user sees on the terminal, retry warnings included.
+    args = _eval(data, tmp_path / "run", "--base-url", _dead_url(), model="openai/m")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TOY_EPISODE_LOG": str(log)}
+    res = subprocess.run(
+        [sys.executable, "-m", "eviseek", *args], capture_output=True, text=True, env=env, timeout=120
     )
-    assert res.exit_code == 1, res.output
+    assert res.returncode == 1, res.stderr
     line = _one_line(res.stderr)
     assert line.startswith("error: model check before the first episode failed") and "unreachable" in line
     assert not log.exists()  # no episode started, none recorded as failed
@@ -211,8 +215,6 @@ def test_out_naming_an_existing_file_is_one_line(
 
 
 # -- item 5: read-only storage ---------------------------------------------------------------
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _on_read_only_storage(folder: Path, args: list[str]) -> subprocess.CompletedProcess[str]:

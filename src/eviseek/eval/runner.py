@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import logging
 import os
 import shutil
 import time
@@ -426,6 +427,11 @@ async def preflight_model(config: RunConfig, model: Model | None = None) -> None
 
     own = model is None
     m = model_from_config(config) if model is None else model
+    # Retries of this one request are not worth a warning each: it either ends in the one-line
+    # error below or succeeds. Warnings during the run itself are untouched.
+    quiet = logging.getLogger("eviseek.models")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
     try:
         await m.generate(
             [ChatMessage.user("Reply with the word OK.")],
@@ -434,6 +440,7 @@ async def preflight_model(config: RunConfig, model: Model | None = None) -> None
     except ModelError as exc:
         raise type(exc)(f"model check before the first episode failed: {exc}") from None
     finally:
+        quiet.setLevel(level)
         close = getattr(m, "aclose", None)
         if own and close is not None:
             await close()
