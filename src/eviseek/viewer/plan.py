@@ -1,8 +1,8 @@
 """Reading the plan an agent stored in ``Trajectory.plan`` for the episode page.
 
-EviSeek's plan follows the project convention: ``{"demands": [{"id", "text"}], "subtasks":
-[{"id", "goal", "demand", "status", "steps"}], "mode"}``. It is read leniently (extra keys kept,
-missing ones defaulted); a malformed plan gives warnings and the raw JSON instead of an error.
+The plan's schema is declared once, in :mod:`eviseek.types.plans` (``PlanDemand``,
+``PlanSubtask``). It is read leniently (extra keys kept, missing ones defaulted); a malformed
+plan gives warnings and the raw JSON instead of an error.
 """
 
 from __future__ import annotations
@@ -10,29 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from eviseek.viewer.view_models import SUBTASK_STATUSES, SubtaskView, subtask_color
-
-
-class PlanDemand(BaseModel):
-    """One evidence demand in ``Trajectory.plan["demands"]``."""
-
-    model_config = ConfigDict(extra="allow")
-    id: int
-    text: str = ""
-
-
-class PlanSubtask(BaseModel):
-    """One acquisition subtask in ``Trajectory.plan["subtasks"]``."""
-
-    model_config = ConfigDict(extra="allow")
-    id: int
-    goal: str = ""
-    demand: int | None = None
-    status: str = "pending"
-    steps: list[int] = Field(default_factory=list)
-
+from eviseek.types.plans import SUBTASK_STATUSES, PlanDemand, PlanSubtask
+from eviseek.viewer.view_models import SubtaskView, subtask_color
 
 _PlanEntry = TypeVar("_PlanEntry", PlanDemand, PlanSubtask)
 

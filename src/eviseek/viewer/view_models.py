@@ -22,7 +22,6 @@ SUBTASK_COLORS: tuple[str, ...] = (
     "#B8860B",
 )
 NO_SUBTASK_COLOR = "#B0B0B0"
-SUBTASK_STATUSES = ("pending", "active", "done", "timed_out", "blocked")
 
 MAX_OUTPUT_CHARS = 20_000
 MAX_PROMPT_CHARS = 6_000

@@ -9,6 +9,7 @@ import pytest
 from eviseek.agents import make_agent
 from eviseek.envs import as_async
 from eviseek.types import GenerateConfig, Question, Trajectory
+from eviseek.types.plans import EviSeekPlanRecord
 from tests.agents.gridworld import GridWorld
 from tests.agents.scripts import StageScript
 
@@ -74,6 +75,12 @@ async def test_episode_follows_the_plan_convention(question: Question) -> None:
     ]
     assert [(s["id"], s["demand"], s["status"]) for s in plan["subtasks"]] == [(1, 1, "done"), (2, 2, "done")]
     assert plan["subtasks"][0]["steps"] == [1, 2, 3, 4, 5, 6] and plan["subtasks"][1]["steps"] == [7, 8]
+    # The stored plan is what the shared record (types.plans) declares, with no key left over.
+    record = EviSeekPlanRecord.model_validate(plan)
+    assert not record.model_extra and record.model_dump(mode="json") == {
+        **record.model_dump(mode="json"),
+        **plan,
+    }
     assert [s.action.name for s in traj.steps] == ["move_up"] * 3 + ["turn_down"] * 3 + ["move_forward"] * 2
     assert all(s.subtask is not None and s.intent is not None and s.pose is not None for s in traj.steps)
     # The pose is the agent's own estimate: relative to the start, not the simulator's pose.

@@ -6,21 +6,21 @@ and answer-agnostic. The second turns the demands into an ordered plan of subtas
 observable goal linked to the demand it serves. The plan's goals and links stay fixed for the
 episode; only statuses change (unless coverage-driven control replans what is left).
 
-The plan lives in ``Trajectory.plan`` under the project's convention::
-
-    {"demands": [{"id", "text"}], "subtasks": [{"id", "goal", "demand", "status", "steps"}], "mode"}
+The plan lives in ``Trajectory.plan``; its saved form is declared by
+:class:`eviseek.types.plans.EviSeekPlanRecord` (``demands``, ``subtasks``, ``mode`` and the logs).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from eviseek.agents.replies import DemandsReply, PlanReply, SubtaskItem
 from eviseek.types import Stage, Trajectory
+from eviseek.types.plans import SubtaskStatus
 
-Status = Literal["pending", "active", "done", "timed_out", "blocked"]
+Status = SubtaskStatus
 
 
 class Demand(BaseModel):
