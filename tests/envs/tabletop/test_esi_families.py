@@ -246,3 +246,24 @@ def test_first_views_show_what_the_wording_says() -> None:
                 assert frame.rgb.astype(float).mean() < 0.85 * ref
         finally:
             sim.close()
+
+
+def test_the_cloth_colour_word_matches_its_rendered_pixels() -> None:
+    """'white cloth' renders near white and 'gray cloth' mid-grey, both without a tint."""
+    from eviseek.envs.tabletop.sim import TabletopSim
+
+    seen = set()
+    for q in generate_questions(6, 31, subcategories=["deformable"], render_images=False):
+        s = SceneSpec.model_validate(q.scene)
+        sim = TabletopSim(s)
+        try:
+            frame = sim.render(s.camera)
+            name = q.metadata["cloth"]
+            px = frame.rgb[frame.segmentation == sim.uid[name]].astype(float).mean(axis=0)
+        finally:
+            sim.close()
+        word = name.split("_")[0]
+        seen.add(word)
+        assert np.ptp(px) < 12, (name, px)
+        assert (px.mean() > 200) if word == "white" else (90 < px.mean() < 170), (name, px)
+    assert seen == {"white", "gray"}
