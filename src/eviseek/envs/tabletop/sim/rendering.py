@@ -29,8 +29,6 @@ class RenderingMixin(SimState):
     """Camera images of the world."""
 
     _egl_plugin: int | None
-    _light: LightSpec
-    """The light of the render in progress."""
 
     def _load_egl(self) -> None:
         import importlib.util
@@ -61,21 +59,29 @@ class RenderingMixin(SimState):
         (default: the scene's own)."""
         w = width or self.width
         h = height or self.height
-        self._light = light or self.spec.light
-        return self._render_scene(pose, w, h, hidden=frozenset(), mirrors=True)
+        return self._render_scene(
+            pose, w, h, hidden=frozenset(), mirrors=True, light=light or self.spec.light
+        )
 
-    def _render_scene(self, pose: Pose, w: int, h: int, *, hidden: frozenset[int], mirrors: bool) -> Frame:
-        frame = self._pass(pose, w, h, hidden)
+    def _render_scene(
+        self, pose: Pose, w: int, h: int, *, hidden: frozenset[int], mirrors: bool, light: LightSpec
+    ) -> Frame:
+        frame = self._pass(pose, w, h, hidden, light)
         if mirrors and self.renderer == "tiny":
             for name in self._with_material("mirror"):
                 if self.uid[name] not in hidden:
-                    self._show_mirror(frame, pose, name, hidden)
+                    self._show_mirror(frame, pose, name, hidden, light)
         glass = frozenset(self.uid[n] for n in self._with_material("glass")) - hidden
         mask = np.isin(frame.segmentation, list(glass)) if glass else None
         if mask is not None and mask.any():
             # What the glass hides may include a mirror only if a mirror was in view at all.
             behind = self._render_scene(
-                pose, w, h, hidden=hidden | glass, mirrors=mirrors and frame.reflection is not None
+                pose,
+                w,
+                h,
+                hidden=hidden | glass,
+                mirrors=mirrors and frame.reflection is not None,
+                light=light,
             )
             # An object seen through glass is visible, so the buffers show it; where only the
             # table, floor or sky lies behind, they show the glass itself.
@@ -91,7 +97,9 @@ class RenderingMixin(SimState):
     def _with_material(self, material: str) -> list[str]:
         return [o.name for o in self.spec.objects if o.material == material and o.name in self.uid]
 
-    def _show_mirror(self, frame: Frame, pose: Pose, name: str, hidden: frozenset[int]) -> None:
+    def _show_mirror(
+        self, frame: Frame, pose: Pose, name: str, hidden: frozenset[int], light: LightSpec
+    ) -> None:
         """Composite what mirror ``name`` shows into ``frame`` (in place)."""
         uid = self.uid[name]
         on_mirror = frame.segmentation == uid
@@ -110,7 +118,7 @@ class RenderingMixin(SimState):
         }
         h, w = frame.depth.shape
         seen = self._render_scene(
-            plane.reflect_pose(pose), w, h, hidden=hidden | {uid} | behind, mirrors=False
+            plane.reflect_pose(pose), w, h, hidden=hidden | {uid} | behind, mirrors=False, light=light
         )
         frame.rgb = composite_mirror(frame.rgb, mask, seen.rgb, PALETTE[self.spec.object(name).color])
         reflection = (
@@ -121,7 +129,7 @@ class RenderingMixin(SimState):
         reflection[mask] = seen.segmentation[:, ::-1][mask]
         frame.reflection = reflection
 
-    def _pass(self, pose: Pose, w: int, h: int, hidden: frozenset[int] | set[int]) -> Frame:
+    def _pass(self, pose: Pose, w: int, h: int, hidden: frozenset[int] | set[int], light: LightSpec) -> Frame:
         """One renderer call, with the bodies in ``hidden`` moved out of the world meanwhile."""
         p = self.p
         moved = []
@@ -131,13 +139,12 @@ class RenderingMixin(SimState):
                 uid, [0, 0, 2 * PARK_Z], [0, 0, 0, 1], physicsClientId=self.client
             )
         try:
-            return self._camera_image(pose, w, h)
+            return self._camera_image(pose, w, h, light)
         finally:
             for uid, (pos, orn) in moved:
                 p.resetBasePositionAndOrientation(uid, pos, orn, physicsClientId=self.client)
 
-    def _camera_image(self, pose: Pose, w: int, h: int) -> Frame:
-        light = self._light
+    def _camera_image(self, pose: Pose, w: int, h: int, light: LightSpec) -> Frame:
         return render_frame(
             self.p,
             self.client,
