@@ -67,6 +67,7 @@ async def review(
             "candidate_frame_ids": [s.frame_id for s in candidates],
             "outcomes": [s.feedback.model_dump() for s in steps],
             "working_memory": tried,
+            "navigation": ep.library.nav_only,
         },
         context={
             "question": ep.question,

@@ -361,6 +361,8 @@ def _keep(req: Request) -> dict[str, Any]:
     views = req.views
     # The first image is the view before the intent; the rest are the new candidates.
     candidates = views[1:] if len(views) > 1 else views
+    if req.meta.get("navigation") and req.task.kind == "unknown":
+        return _keep_named_colour(req, candidates)
     outcomes = req.meta.get("outcomes") or []
     tested = any(str(o.get("operation", "")) not in _CAMERA for o in outcomes if isinstance(o, dict))
     scores = [quality(req.task, v) for v in candidates]
@@ -431,6 +433,23 @@ def _coverage(req: Request) -> dict[str, Any]:
     return {"covered": covered, "decision": decision, "subtasks": [], "note": "following the plan"}
 
 
+def _keep_named_colour(req: Request, candidates: list[View]) -> dict[str, Any]:
+    """In a house the policy cannot measure the question; it keeps the clearest view of a colour
+    the question names (e.g. "the orange laptop"), if one is in view."""
+    sizes = [navigate.target_size(req.task, v) for v in candidates]
+    if not sizes or max(sizes) < NAMED_COLOUR_SHARE:
+        return {"keep": False, "frames": [], "note": "no colour the question names is in view"}
+    best = max(range(len(sizes)), key=lambda i: (sizes[i], i))
+    colours = ", ".join(req.task.colors)
+    note = f"{colours} in view ({sizes[best]:.1%} of the picture)"
+    return {"keep": True, "frames": [best + 1], "note": note}
+
+
+NAMED_COLOUR_SHARE = 0.002
+"""Smallest share of the picture a named colour must cover for the house keeper to keep the view
+(about 150 pixels at 320x240: a small object a few metres away)."""
+
+
 def _coverage_nav(req: Request) -> dict[str, Any]:
     """The navigation controller's check: the active demand is covered when a newly retained
     view is good enough for the question (the keeper's own bar); stop once the retained views
@@ -438,11 +457,17 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
     covered = [int(c) for c in req.meta.get("covered_before") or []]
     active = req.meta.get("active") or {}
     threshold = {"shape": 0.01, "order": 0.6}.get(req.task.kind, 0.8)
-    fresh = [v for v in req.views if quality(req.task, v) >= threshold]
+    if req.task.kind == "unknown":
+        # A question the policy cannot measure: a retained view of the colour it names is as
+        # much as it can establish.
+        fresh = [v for v in req.views if navigate.target_size(req.task, v) >= NAMED_COLOUR_SHARE]
+    else:
+        fresh = [v for v in req.views if quality(req.task, v) >= threshold]
     if fresh and active.get("demand") is not None and int(active["demand"]) not in covered:
         covered.append(int(active["demand"]))
     settled = bool(req.views) and req.verdict().confidence >= 0.9
-    if settled or not active:
+    all_covered = {int(d["id"]) for d in req.meta.get("demands") or []} <= set(covered)
+    if settled or not active or all_covered:
         return {
             "covered": covered,
             "decision": "stop",
