@@ -103,4 +103,3 @@ class SeenMap:
         if mask is not None:
             return float(known[mask].mean()) if mask.any() else 0.0
         return float(known.mean())
-
