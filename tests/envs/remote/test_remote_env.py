@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import subprocess
 import sys
@@ -197,3 +198,33 @@ def test_a_server_killed_mid_step_is_a_clear_failure_not_a_hang() -> None:
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_cli_env_check_passes_a_good_server_and_fails_a_bad_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+    from tests.eval.toy_plugin import write_questions_jsonl
+
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(2))
+    monkeypatch.setenv("EVISEEK_ENV_TOKEN", TOKEN)
+    with EnvServer(RevealEnv, token=TOKEN) as server:
+        ok = CliRunner().invoke(app, ["env", "check", server.url, "--dataset", str(data), "--plugin", PLUGIN])
+    assert ok.exit_code == 0, ok.output
+    assert "10/10 checks passed" in ok.output
+
+    class LeakySessions(EnvServer):
+        def close_session(self, key: str) -> None:  # never closes: the check must notice
+            return None
+
+    with LeakySessions(RevealEnv, token=TOKEN) as server:
+        bad = CliRunner().invoke(app, ["env", "check", server.url, "--dataset", str(data), "--json"])
+    assert bad.exit_code == 1
+    failed = [r["name"] for r in json.loads(bad.output) if not r["ok"]]
+    assert failed == ["a closed session is gone"]
+    monkeypatch.delenv("EVISEEK_ENV_TOKEN")
+    missing = CliRunner().invoke(app, ["env", "check", "http://127.0.0.1:9", "--dataset", str(data)])
+    assert missing.exit_code == 1 and "EVISEEK_ENV_TOKEN is not set" in missing.output
