@@ -9,12 +9,14 @@ process, answering every request after a fixed ``--latency``. Environments run i
 For each concurrency C, in a fresh process (so one level's memory does not carry into the next):
 
 * throughput as a share of ideal, where ideal = C / (calls x latency) episodes per second;
-* memory per in-flight episode = (peak RSS of the driver and its env workers during the run
-  minus their RSS just before it) / C.
+* memory per in-flight episode = (peak RSS of the driver and every process below it during the
+  run, minus their RSS just before it) / C. With ``--backend ray`` the driver starts a local Ray
+  instance (2 CPUs: two actors, environments in their threads), whose daemons and actors are
+  counted; the actors start before the measurement.
 
 Goals (issue 18): at least 90% of ideal at C=128; under 50 MB per in-flight episode.
 
-    python benchmarks/inflight_scale.py [--levels 32,128,256] [--latency 1.0] [--calls 3]
+    python benchmarks/inflight_scale.py [--levels 32,128,256] [--latency 1.0] [--calls 3] [--backend ray]
 """
 
 from __future__ import annotations
@@ -203,15 +205,21 @@ def _cpu_s(pids: list[int]) -> float:
     return total / tick
 
 
-def _children(pid: int) -> list[int]:
-    out = []
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid``: env workers, or Ray's daemons and actors."""
+    children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    out.append(int(entry.name))
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], list(children.get(pid, []))
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
     return out
 
 
@@ -227,7 +235,7 @@ class RssSampler:
     def sample(self) -> tuple[int, int]:
         me = os.getpid()
         driver = _rss_kb(me)
-        return driver, driver + sum(_rss_kb(c) for c in _children(me))
+        return driver, driver + sum(_rss_kb(c) for c in _descendants(me))
 
     def _run(self) -> None:
         while not self._stop.wait(0.05):
@@ -245,9 +253,17 @@ class RssSampler:
 
 
 async def _level(
-    concurrency: int, episodes: int, calls: int, latency: float, url: str, workers: int, root: Path
+    concurrency: int,
+    episodes: int,
+    calls: int,
+    latency: float,
+    url: str,
+    workers: int,
+    root: Path,
+    backend: str = "local",
 ) -> dict[str, Any]:
     cfg = RunConfig(
+        backend=backend,  # type: ignore[arg-type]
         agents=["look-and-ask"],
         agent_config={"calls": calls},
         model="openai/bench",
@@ -269,21 +285,34 @@ async def _level(
         )
         for i in range(episodes)
     ]
-    envs = make_env_provider(cfg)
-    await envs.start()
-    from eviseek.models.registry import get_model
+    run_kwargs: dict[str, Any] = {}
+    if backend == "ray":
+        # Actors (and their model clients and environments) start before the measurement.
+        import ray
 
-    model = get_model("openai/bench", base_url=url, api_key="none", **cfg.model_args)
-    # Warm up: import the openai client, open connections (not part of the measurement).
-    await asyncio.gather(*(model.generate([ChatMessage.user("hi")]) for _ in range(min(8, concurrency))))
+        from eviseek.eval.ray_backend import RayExecutor
+
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200_000_000)
+        executor = RayExecutor(cfg)
+        await executor.start()
+        run_kwargs["executor"] = executor
+    else:
+        envs = make_env_provider(cfg)
+        await envs.start()
+        from eviseek.models.registry import get_model
+
+        model = get_model("openai/bench", base_url=url, api_key="none", **cfg.model_args)
+        # Warm up: import the openai client, open connections (not part of the measurement).
+        await asyncio.gather(*(model.generate([ChatMessage.user("hi")]) for _ in range(min(8, concurrency))))
+        run_kwargs.update(model=model, envs=envs)
     sampler = RssSampler()
     before_driver, before_total = sampler.sample()
-    pids = [os.getpid(), *_children(os.getpid())]
+    pids = [os.getpid(), *_descendants(os.getpid())]
     cpu_before = _cpu_s(pids)
     with sampler:
         start = time.perf_counter()
         out = await evaluate(
-            cfg, root / f"run-{concurrency}", questions=questions, model=model, envs=envs, progress=False
+            cfg, root / f"run-{concurrency}", questions=questions, progress=False, **run_kwargs
         )
         wall = time.perf_counter() - start
     cpu = _cpu_s(pids) - cpu_before
@@ -314,6 +343,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=3, help="model calls (and steps) per episode")
     parser.add_argument("--waves", type=int, default=3, help="episodes per slot (episodes = waves x C)")
     parser.add_argument("--env-workers", type=int, default=2)
+    parser.add_argument(
+        "--backend", default="local", choices=["local", "ray"], help="ray: a local 2-CPU Ray instance"
+    )
     parser.add_argument("--size", default="320x240", help="frame size WIDTHxHEIGHT")
     parser.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
@@ -334,6 +366,7 @@ def main() -> None:
                     args.url,
                     args.env_workers,
                     root,
+                    args.backend,
                 )
             )
         finally:
@@ -370,6 +403,8 @@ def main() -> None:
                     str(args.waves),
                     "--env-workers",
                     str(args.env_workers),
+                    "--backend",
+                    args.backend,
                 ],
                 capture_output=True,
                 text=True,
@@ -384,8 +419,13 @@ def main() -> None:
         server.wait(timeout=30)
     print(
         f"{args.calls} model calls per episode (a new {width}x{height} frame each, PNG to the server), "
-        f"model latency {args.latency}s, {args.env_workers} env worker processes, "
-        f"{args.waves} episodes per slot"
+        f"model latency {args.latency}s, "
+        + (
+            "Ray backend (local 2-CPU instance: 2 actors, environments in their threads), "
+            if args.backend == "ray"
+            else f"{args.env_workers} env worker processes, "
+        )
+        + f"{args.waves} episodes per slot"
     )
     print(
         f"{'in flight':>9} {'episodes':>8} {'wall s':>7} {'ep/s':>7} {'ideal':>7} {'share':>6} "

@@ -103,3 +103,33 @@ def test_ray_actors_drive_remote_environments(tmp_path: Path, monkeypatch: pytes
         (r.question_id, r.answer, r.correct, r.support, r.steps) for r in load_results(tmp_path / "ray")
     } == {(r.question_id, r.answer, r.correct, r.support, r.steps) for r in load_results(tmp_path / "local")}
     assert local.failed == 0
+
+
+def test_actor_count_follows_the_scarcest_resource() -> None:
+    from eviseek.eval.ray_backend import actor_count
+
+    cluster = {"CPU": 16.0, "GPU": 2.0, "sim": 3.0}
+    assert actor_count(cluster, {"CPU": 1.0}) == 16
+    assert actor_count(cluster, {"CPU": 1.0, "GPU": 1.0}) == 2
+    assert actor_count(cluster, {"CPU": 4.0, "sim": 1.0}) == 3
+    assert actor_count(cluster, {"CPU": 1.0, "GPU": 0.5}) == 4
+
+
+def test_a_resource_no_node_offers_is_refused_by_name(tmp_path: Path) -> None:
+    from eviseek.errors import ConfigError
+
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(2))
+    config = RunConfig(
+        agents=["toy-seeker"],
+        model="toy/oracle",
+        dataset=str(data),
+        plugins=[PLUGIN],
+        backend="ray",
+        ray_actor_resources={"GPU": 1.0},
+    )
+    ray.init(num_cpus=1, num_gpus=0, include_dashboard=False, log_to_driver=False)
+    try:
+        with pytest.raises(ConfigError, match=r"no node of the Ray cluster offers .*GPU=1"):
+            run_eval(config, tmp_path / "run", progress=False)
+    finally:
+        ray.shutdown()

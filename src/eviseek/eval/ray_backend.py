@@ -22,7 +22,7 @@ import traceback
 from typing import Any
 
 from eviseek._lazy import require
-from eviseek.errors import EviseekError
+from eviseek.errors import ConfigError, EviseekError
 from eviseek.eval.config import RunConfig
 from eviseek.types import EpisodeResult, Question, Trajectory
 
@@ -122,8 +122,8 @@ class RayExecutor:
             self._started = asyncio.Lock()
             self._pool_changed = asyncio.Event()
         async with self._started:
-            if self._actors:
-                return
+            if self._actor_cls is not None:
+                return  # started (the pool may be empty for a while after losing actors)
             ray = require("ray", "ray", "the Ray evaluation backend")
             self._ray = ray
             if not ray.is_initialized():
@@ -133,9 +133,17 @@ class RayExecutor:
                 ray.init(**kwargs)  # in the main thread: Ray installs signal handlers
                 self._owns_ray = True
             per_actor = {"CPU": self.cpus_per_actor, **self.config.ray_actor_resources}
+            cluster = ray.cluster_resources()
+            short = [f"{k}={v:g}" for k, v in per_actor.items() if v > 0 and cluster.get(k, 0.0) < v]
+            if short:
+                raise ConfigError(
+                    f"no node of the Ray cluster offers what an episode actor needs ({', '.join(short)}); "
+                    "start nodes with those resources (ray start --num-gpus / --resources) or change "
+                    "--ray-resource"
+                )
             n = self.num_actors
             if n is None:
-                n = actor_count(ray.cluster_resources(), per_actor)
+                n = actor_count(cluster, per_actor)
             custom = {k: v for k, v in per_actor.items() if k not in ("CPU", "GPU")}
             self._options = {
                 "num_cpus": per_actor["CPU"],
@@ -145,12 +153,22 @@ class RayExecutor:
             }
             if custom:
                 self._options["resources"] = custom
-            self._actor_cls = ray.remote(EpisodeActor)
+            actor_cls = ray.remote(EpisodeActor)
+            self._actor_cls = actor_cls
             actors = [self._new_actor() for _ in range(n)]
             # Fail early (bad plugin, missing key) instead of on every episode.
             try:
-                await asyncio.gather(*(a.ping.remote() for a in actors))
+                await asyncio.wait_for(
+                    asyncio.gather(*(a.ping.remote() for a in actors)), REPLACEMENT_TIMEOUT_S
+                )
+            except asyncio.TimeoutError:
+                self._actor_cls = None
+                raise EviseekError(
+                    f"the Ray episode actors did not start within {REPLACEMENT_TIMEOUT_S:g}s "
+                    "(is the cluster busy with other jobs?)"
+                ) from None
             except ray.exceptions.RayError as exc:
+                self._actor_cls = None
                 raise EviseekError(f"the Ray episode actors failed to start: {exc}") from None
             self._actors = actors
             self._load = {a: 0 for a in actors}
