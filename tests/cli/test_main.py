@@ -65,3 +65,17 @@ def test_budget_zero_is_refused_as_the_help_says(tmp_path) -> None:  # type: ign
     assert out.exit_code == 2
     assert "Invalid value for '--budget'" in out.output and "greater than or equal to 1" in out.output
     assert "Config" not in out.output  # no internal class name
+
+
+def test_eval_help_quotes_the_run_config_defaults() -> None:
+    import inspect
+
+    from eviseek.cli.eval import eval_command
+    from eviseek.eval.config import RunConfig
+
+    defaults = RunConfig(agents=["passive"], model="reference", dataset="tabletop:dev")
+    helps = {name: p.default.help for name, p in inspect.signature(eval_command).parameters.items()}
+    assert helps["concurrency"].endswith(f"(default {defaults.concurrency})")
+    assert helps["timeout"].endswith(f"(default {defaults.timeout_s:g})")
+    assert helps["seed"].endswith(f"(default {defaults.seed})")
+    assert f"(default {defaults.budget};" in helps["budget"]

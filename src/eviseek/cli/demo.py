@@ -14,6 +14,8 @@ from typing import Any
 
 import typer
 
+from eviseek.eval.config import NAVIGATION_BUDGET, TABLETOP_BUDGET
+
 DEFAULT_AGENTS = "passive,single-model,eviseek"
 HOUSE_AGENTS = "blind,passive,single-model,eviseek-nav,frontier"
 """The house demo's systems: the paper's EXPRESS-Bench comparison (section 5.5)."""
@@ -76,7 +78,10 @@ def demo(
         None, "--agents", help=f"Comma-separated agents (default {DEFAULT_AGENTS}; house: {HOUSE_AGENTS})"
     ),
     budget: int | None = typer.Option(
-        None, "--budget", min=1, help="Primitive steps per episode (default 30; house: 120)"
+        None,
+        "--budget",
+        min=1,
+        help=f"Primitive steps per episode (default {TABLETOP_BUDGET}; house: {NAVIGATION_BUDGET})",
     ),
     concurrency: int | None = typer.Option(
         None, "--concurrency", "-c", min=1, help="Episodes at once (default 2 for reference, 8 for a server)"

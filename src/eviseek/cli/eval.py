@@ -13,6 +13,11 @@ from typing import Any
 
 import typer
 
+from eviseek.eval.config import NAVIGATION_BUDGET, TABLETOP_BUDGET, RunConfig
+
+# Help texts quote RunConfig's own defaults, so they cannot drift from what a run uses.
+_DEFAULT = {name: field.default for name, field in RunConfig.model_fields.items()}
+
 
 # Flags that only change how a run executes: when resuming they may be given anew.
 def _pairs(items: list[str], flag: str) -> dict[str, Any]:
@@ -46,16 +51,21 @@ def eval_command(
         None,
         "--budget",
         min=1,
-        help="Primitive steps per episode, at least 1 (default 30; 120 for house: and express: datasets)",
+        help=f"Primitive steps per episode, at least 1 (default {TABLETOP_BUDGET}; {NAVIGATION_BUDGET} for "
+        "house: and express: datasets)",
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Seed of each episode's environment (default 0)"),
+    seed: int | None = typer.Option(
+        None, "--seed", help=f"Seed of each episode's environment (default {_DEFAULT['seed']})"
+    ),
     concurrency: int | None = typer.Option(
-        None, "--concurrency", "-c", min=1, help="Episodes at once (default 8)"
+        None, "--concurrency", "-c", min=1, help=f"Episodes at once (default {_DEFAULT['concurrency']})"
     ),
     timeout: float | None = typer.Option(
-        None, "--timeout", help="Seconds per episode before it fails (default 600)"
+        None, "--timeout", help=f"Seconds per episode before it fails (default {_DEFAULT['timeout_s']:g})"
     ),
-    backend: str | None = typer.Option(None, "--backend", help="local (default) or ray"),
+    backend: str | None = typer.Option(
+        None, "--backend", help=f"local or ray (default {_DEFAULT['backend']})"
+    ),
     env_workers: int | None = typer.Option(
         None,
         "--env-workers",
