@@ -106,7 +106,8 @@ def test_passive_and_single_model_run_through_eval(tmp_path: Path) -> None:
             text=True,
             timeout=240,
         )
-        prompts = [json.dumps(r) for r in server.chat_requests]
+        check, *prompts = [json.dumps(r) for r in server.chat_requests]
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "Reply with the word OK." in check  # eval checks an openai/ model before the first episode
     assert len(prompts) == 2 and all("STANDIN TASK PROMPT" in p for p in prompts)
     assert "sk-test" not in (official / "run.json").read_text()
