@@ -48,14 +48,26 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+# Runs ``ray start --block`` and kills its own process group (the node) when its stdin reaches
+# EOF: the test closes it on teardown, and the kernel closes it if the test process dies first
+# (a timeout, a kill), so no node outlives the test that started it.
+_WATCHDOG = (
+    "import os, signal, subprocess, sys\n"
+    "subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)\n"
+    "sys.stdin.read()\n"
+    "os.killpg(0, signal.SIGKILL)\n"
+)
+
+
 class RayNode:
-    """One ``ray start --block`` process and what it spawned."""
+    """One ``ray start --block`` process (under a watchdog) and what it spawned."""
 
     def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
         self.log = log
         with open(log, "w") as fh:
             self.proc = subprocess.Popen(
-                [RAY, "start", "--block", "--disable-usage-stats", *args],
+                [sys.executable, "-c", _WATCHDOG, RAY, "start", "--block", "--disable-usage-stats", *args],
+                stdin=subprocess.PIPE,
                 stdout=fh,
                 stderr=subprocess.STDOUT,
                 env=env,
@@ -71,6 +83,9 @@ class RayNode:
     def kill(self) -> None:
         """SIGKILL every process of this node (the pids it started), as a machine loss would."""
         self.remember()
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
         for pid in sorted(self.pids, reverse=True):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
