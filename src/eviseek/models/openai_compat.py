@@ -4,7 +4,7 @@ One provider covers OpenAI itself, vLLM, SGLang, Ollama and Gemini's compatible 
 through the official ``openai`` client (``AsyncOpenAI``). What this module adds on top:
 
 * **Images** become base64 data URLs (PNG, or JPEG when asked), first shrunk to a pixel budget
-  with the aspect ratio kept. Small images are never enlarged.
+  with the aspect ratio kept (:mod:`eviseek.models.wire_images`). Small images are never enlarged.
 * **A retry policy of our own** (:mod:`eviseek.models.retry`; the client's built-in retries are
   switched off so the policy is visible and testable): exponential backoff with jitter on 429,
   408/409, 5xx, timeouts, dropped connections and bodies that are not valid JSON, honouring
@@ -29,23 +29,18 @@ are never sent.
 from __future__ import annotations
 
 import asyncio
-import base64
-import io
 import json
 import logging
-import math
 import os
 import re
-import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from eviseek.errors import ConfigError, ModelConfigError
-from eviseek.models.ratelimit import AdaptiveLimit
+from eviseek.models.ratelimit import request_limit
 from eviseek.models.retry import (
     Failure,
     RetryBudget,
@@ -54,16 +49,18 @@ from eviseek.models.retry import (
     parse_retry_after,
     root_cause,
 )
+from eviseek.models.wire_images import DEFAULT_MAX_PIXELS, fit_pixels, image_data_url
 from eviseek.types import (
     ChatMessage,
     Completion,
     GenerateConfig,
-    Image,
     ImagePart,
     TextPart,
     Usage,
     count_images,
 )
+
+__all__ = ["DEFAULT_MAX_PIXELS", "OpenAICompatModel", "fit_pixels", "image_data_url", "request_limit"]
 
 logger = logging.getLogger("eviseek.models.openai")
 
@@ -71,9 +68,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "EMPTY"
 """Sent when no key is configured and the server is not OpenAI's: local servers ignore it, but
 the client refuses to start without one."""
-
-DEFAULT_MAX_PIXELS = 1024 * 1024
-"""About one megapixel: enough detail for VLMs, a few hundred KB per image on the wire."""
 
 # Parameters a server may refuse, in the order they appear in requests. Only these are ever
 # dropped: ``model`` and ``messages`` are the request itself.
@@ -92,113 +86,6 @@ _REFUSAL_CUES = re.compile(
     r"unrecognised|not allowed|not permitted|extra|invalid|cannot be used|can't be used|forbidden",
     re.IGNORECASE,
 )
-
-
-def fit_pixels(width: int, height: int, max_pixels: int | None) -> tuple[int, int]:
-    """The size an image is sent at: ``(width, height)`` shrunk to ``max_pixels``, aspect kept.
-
-    Never enlarges. Both sides stay at least 1 and ``w * h <= max_pixels`` holds after rounding
-    down, so the budget is a hard limit.
-    """
-    if max_pixels is None or width * height <= max_pixels:
-        return width, height
-    scale = math.sqrt(max_pixels / (width * height))
-    w = max(1, int(width * scale))
-    h = max(1, int(height * scale))
-    # Rounding down both sides keeps w*h under the budget except when a side was clamped to 1.
-    while w * h > max_pixels and max(w, h) > 1:
-        if w >= h:
-            w -= 1
-        else:
-            h -= 1
-    return w, h
-
-
-class _EncodeCache:
-    """A small LRU of encoded data URLs, keyed by image content and encoding settings.
-
-    Agents resend the same frames (the evidence board, reference images) on many calls;
-    encoding a one-megapixel frame costs tens to hundreds of milliseconds (PNG is the slow
-    one), a cache hit about a microsecond: see ``benchmarks/openai_image_encoding.py``.
-    """
-
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[str, int | None, str, int], str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, int | None, str, int]) -> str | None:
-        with self._lock:
-            url = self._items.get(key)
-            if url is not None:
-                self._items.move_to_end(key)
-            return url
-
-    def put(self, key: tuple[str, int | None, str, int], url: str) -> None:
-        with self._lock:
-            self._items[key] = url
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-_ENCODE_CACHE = _EncodeCache()
-
-
-def image_data_url(
-    image: Image, *, max_pixels: int | None = DEFAULT_MAX_PIXELS, fmt: str = "png", quality: int = 90
-) -> str:
-    """Encode ``image`` as a ``data:image/...;base64,`` URL, shrunk to ``max_pixels`` first."""
-    fmt = fmt.lower()
-    if fmt not in ("png", "jpeg"):
-        raise ConfigError(f"image format {fmt!r} is not supported; use 'png' or 'jpeg'")
-    key = (image.digest(), max_pixels, fmt, quality if fmt == "jpeg" else 0)
-    cached = _ENCODE_CACHE.get(key)
-    if cached is not None:
-        return cached
-    from PIL import Image as PILImage
-
-    pil = image.to_pil()
-    size = fit_pixels(pil.width, pil.height, max_pixels)
-    if size != (pil.width, pil.height):
-        pil = pil.resize(size, PILImage.Resampling.LANCZOS)
-    buf = io.BytesIO()
-    if fmt == "jpeg":
-        pil.save(buf, format="JPEG", quality=quality)
-    else:
-        pil.save(buf, format="PNG")
-    url = f"data:image/{fmt};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-    _ENCODE_CACHE.put(key, url)
-    return url
-
-
-# One limit per (event loop, base URL): asyncio primitives belong to one loop, and tests
-# (or a CLI calling asyncio.run twice) run several loops in one process.
-_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AdaptiveLimit]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-_WARNED_LIMITS: set[tuple[str, int]] = set()
-
-
-def request_limit(base_url: str, limit: int) -> AdaptiveLimit:
-    """The process-wide :class:`AdaptiveLimit` for ``base_url``; the first model to ask sets its
-    maximum. A 429 from that server cuts it for every model sharing the server."""
-    loop = asyncio.get_running_loop()
-    per_loop = _LIMITS.setdefault(loop, {})
-    if base_url not in per_loop:
-        per_loop[base_url] = AdaptiveLimit(limit)
-    existing = per_loop[base_url]
-    if existing.max_limit != limit and (base_url, limit) not in _WARNED_LIMITS:
-        _WARNED_LIMITS.add((base_url, limit))
-        logger.warning(
-            "concurrency limit %d for %s ignored: another model already set it to %d in this process",
-            limit,
-            base_url,
-            existing.max_limit,
-        )
-    return existing
 
 
 class OpenAICompatModel:

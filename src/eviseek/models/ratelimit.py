@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+
+logger = logging.getLogger("eviseek.models.openai")
 
 
 @dataclass
@@ -101,3 +105,32 @@ class AdaptiveLimit:
             await asyncio.shield(self.release(ticket, throttled=pause is not None, pause_s=pause or 0.0))
             raise
         await self.release(ticket)
+
+
+# One limit per (event loop, base URL): asyncio primitives belong to one loop, and tests
+# (or a CLI calling asyncio.run twice) run several loops in one process.
+_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AdaptiveLimit]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+_WARNED_LIMITS: set[tuple[str, int]] = set()
+
+
+def request_limit(base_url: str, limit: int) -> AdaptiveLimit:
+    """The process-wide :class:`AdaptiveLimit` for ``base_url``; the first model to ask sets its
+    maximum. A 429 from that server cuts it for every model sharing the server."""
+    loop = asyncio.get_running_loop()
+    per_loop = _LIMITS.setdefault(loop, {})
+    if base_url not in per_loop:
+        per_loop[base_url] = AdaptiveLimit(limit)
+    existing = per_loop[base_url]
+    if existing.max_limit != limit and (base_url, limit) not in _WARNED_LIMITS:
+        _WARNED_LIMITS.add((base_url, limit))
+        logger.warning(
+            "concurrency limit %d for %s ignored: another model already set it to %d in this process",
+            limit,
+            base_url,
+            existing.max_limit,
+        )
+    return existing
