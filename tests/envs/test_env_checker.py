@@ -12,6 +12,10 @@ import eviseek.envs
 from eviseek.envs.checker import check_env
 from eviseek.types import AnswerContract, Image, Question
 
+# The test plugin registers toy/Reveal-v0 when any test imports it; import it here too so the set
+# of ids checked does not depend on which test files were collected first.
+from tests.eval import toy_plugin
+
 
 def _tabletop() -> Question:
     from eviseek.envs.tabletop import sample_question
@@ -44,6 +48,10 @@ def _esibench() -> Question:
     return load_dataset(f"esibench:{FIXTURES}")[0]
 
 
+def _toy() -> Question:
+    return toy_plugin.make_questions(1)[0]
+
+
 def _express() -> Question:
     from eviseek.envs.express import load_express
     from tests.envs.express.conftest import FIXTURE
@@ -57,6 +65,7 @@ SAMPLES: dict[str, Callable[[], Question]] = {
     "eviseek/House-v0": _house,
     "eviseek/Tabletop-v0": _tabletop,
     "eviseek/ImageZoom-v0": _image,
+    toy_plugin.ENV_ID: _toy,
 }
 
 
