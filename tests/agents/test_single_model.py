@@ -35,6 +35,25 @@ async def test_min_steps_delays_confidence_stopping(question: Question, grid: Gr
     assert traj.result is not None and traj.result.steps == 2 and traj.result.calls == 3
 
 
+@pytest.mark.parametrize(
+    ("family", "subcategory", "steps"),
+    [
+        ("Physical Dynamics", "Inclined Plane", 3),  # ESI-Bench's slope.py honours --min-steps (3)
+        ("Specular Reflection", "Spatial Relations", 3),  # mirror.py
+        ("Perceptual Grounding", "Partial Occlusion", 0),  # occlusion.py stops on confidence alone
+        ("Spatial Relations", "Physical Contact", 0),  # touching.py
+    ],
+)
+async def test_the_default_minimum_follows_esibench_per_subcategory(
+    question: Question, grid: GridWorld, family: str, subcategory: str, steps: int
+) -> None:
+    q = question.model_copy(update={"family": family, "subcategory": subcategory})
+    traj, _ = await run(q, grid, [step(confidence=0.95)] * 5)
+    assert traj.result is not None and traj.result.steps == steps and traj.result.calls == steps + 1
+    explicit, _ = await run(q, grid, [step(confidence=0.95)] * 5, min_steps=1)
+    assert explicit.result is not None and explicit.result.steps == 1
+
+
 async def test_confident_but_unreadable_answer_keeps_exploring(question: Question, grid: GridWorld) -> None:
     traj, _ = await run(
         question, grid, [step(confidence=0.9, answer="hmm"), step(confidence=0.9, answer="no")]

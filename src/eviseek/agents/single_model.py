@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from eviseek.agents.actions import describe_action, parse_action
 from eviseek.agents.common import build_config, contract_metadata, finish, resolve_answer, start_episode
+from eviseek.agents.esibench_stopping import esibench_min_steps
 from eviseek.agents.replies import SingleStepReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
@@ -35,8 +36,10 @@ class SingleModelConfig(BaseModel):
     budget: int = Field(30, ge=1)
     """Most atomic actions an episode may execute."""
     confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
-    min_steps: int = Field(0, ge=0)
-    """Confidence-based stopping is allowed only once this many steps were executed."""
+    min_steps: int | None = Field(None, ge=0)
+    """Confidence-based stopping is allowed only once this many steps were executed. ``None``:
+    ESI-Bench's per-subcategory rule (3 where its task module honours the minimum, else 0; see
+    :mod:`eviseek.agents.esibench_stopping`)."""
     require_valid_answer: bool = True
     """Confidence-based stopping also needs a tentative answer that fits the contract."""
     history_images: int = Field(5, ge=0)
@@ -78,6 +81,11 @@ class SingleModelAgent:
 
             return await run_with_esibench_hooks(self, env, question, model, seed=seed)
         cfg = self.config
+        min_steps = (
+            cfg.min_steps
+            if cfg.min_steps is not None
+            else esibench_min_steps(question.subcategory, question.family)
+        )
         started = time.perf_counter()
         obs, traj, caller = await start_episode(
             self.name, self.kind, cfg, env, question, model, seed=seed, plan={"mode": "active"}
@@ -122,7 +130,7 @@ class SingleModelAgent:
                     "current": current[1],
                     "step": step,
                     "budget": cfg.budget,
-                    "min_steps": cfg.min_steps,
+                    "min_steps": min_steps,
                     "actions": action_lines,
                 },
             )
@@ -140,7 +148,7 @@ class SingleModelAgent:
                     "done",
                 )
                 valid = normalize_answer(reply.answer, question.contract) is not None
-                confident = reply.confidence >= cfg.confidence_threshold and step >= cfg.min_steps
+                confident = reply.confidence >= cfg.confidence_threshold and step >= min_steps
                 if said_stop:
                     ended_by = "stop"
                     break

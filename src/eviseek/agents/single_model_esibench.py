@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from eviseek.agents.common import finish, start_episode
+from eviseek.agents.esibench_stopping import ESIBENCH_MIN_STEPS
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Action, ActionSpec, ChatMessage, Image, Question, StepRecord, Trajectory
@@ -62,7 +63,7 @@ async def run_with_esibench_hooks(
         question,
         cfg.esibench_root,
         max_steps=cfg.budget,
-        min_steps=cfg.min_steps,
+        min_steps=cfg.min_steps if cfg.min_steps is not None else ESIBENCH_MIN_STEPS,  # its own default
         threshold=cfg.confidence_threshold,
     )
     obs, traj, caller = await start_episode(
