@@ -78,6 +78,29 @@ def test_dev_split_is_generated_once_and_cached(tmp_path: Path) -> None:
     assert SPLITS["test"].n_per_subcategory >= 30
 
 
+def test_paper_split_weights_subcategories_like_esi_bench(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eviseek.envs.tabletop import paper_split
+    from eviseek.envs.tabletop.families import slugs
+
+    counts = paper_split.paper_counts(slugs=slugs())
+    # Every tabletop family has a paper count, and the paper's 29 sum to its 3,436 questions.
+    assert set(counts) == set(slugs()) == set(paper_split.PAPER_QUESTIONS)
+    assert sum(paper_split.PAPER_QUESTIONS.values()) + sum(paper_split.HOUSE_ONLY.values()) == 3436
+    assert sum(counts.values()) == round(0.1 * 3236)
+    for slug, n in counts.items():  # a tenth of #Q, off by under one question, never zero
+        assert n >= 1 and abs(n - paper_split.PAPER_QUESTIONS[slug] / 10) < 1
+    assert counts["geometric_configuration"] == 57 and counts["counting_with_occlusion"] == 3
+    # The split is generated from those counts (patched small here: the real one is 324 questions).
+    monkeypatch.setattr(
+        paper_split, "paper_counts", lambda slugs: {"linear_alignment": 2, "spatial_distance": 1}
+    )
+    qs = load_split("paper", cache_dir=tmp_path)
+    assert [q.metadata["slug"] for q in qs] == ["linear_alignment", "linear_alignment", "spatial_distance"]
+    assert all(q.metadata["seed"] == SPLITS["paper"].seed for q in qs)
+
+
 def test_unknown_split_and_missing_file_are_clear_errors(tmp_path: Path) -> None:
     from eviseek.errors import ConfigError
 

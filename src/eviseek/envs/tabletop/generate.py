@@ -17,6 +17,7 @@ import shutil
 import tempfile
 import zlib
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
 from eviseek.types.question_file import GENERATED_IMAGE_DIR, read_questions, write_questions
 
-GENERATOR_VERSION = 6
+GENERATOR_VERSION = 7
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
 ENV_ID = "eviseek/Tabletop-v0"
@@ -43,12 +44,16 @@ class SplitSpec(BaseModel):
     """A named split: its seed and how many questions per subcategory."""
 
     seed: int
-    n_per_subcategory: int
+    n_per_subcategory: int = 0
+    paper_weighted: bool = False
+    """Draw each subcategory in proportion to ESI-Bench's question count instead (see
+    :mod:`.paper_split`); ``n_per_subcategory`` is then unused."""
 
 
 SPLITS: dict[str, SplitSpec] = {
     "dev": SplitSpec(seed=1000, n_per_subcategory=2),
     "test": SplitSpec(seed=2000, n_per_subcategory=30),
+    "paper": SplitSpec(seed=3000, paper_weighted=True),
 }
 
 
@@ -85,8 +90,10 @@ class QuestionBuilder:
                 s.close()
         self._sim = self._probe = None
 
-    def initial_support(self, family: TaskFamily, spec: SceneSpec, metadata: dict, sim: TabletopSim) -> float:
-        """Support grade of the initial view alone (the sim must hold the episode's start state)."""
+    def first_view_grader(
+        self, family: TaskFamily, spec: SceneSpec, metadata: dict, sim: TabletopSim
+    ) -> SupportGrader:
+        """A grader holding the initial view alone (the sim must hold the episode's start state)."""
         if self._probe is None:
             self._probe = ProbeSim(width=self.width, height=self.height)
         self._probe.load(spec)
@@ -107,14 +114,19 @@ class QuestionBuilder:
                 object_uids=dict(sim.uid),
             )
         )
-        return grader.grade([0])
+        return grader
+
+    def initial_support(self, family: TaskFamily, spec: SceneSpec, metadata: dict, sim: TabletopSim) -> float:
+        """Support grade of the initial view alone (the sim must hold the episode's start state)."""
+        return self.first_view_grader(family, spec, metadata, sim).grade([0])
 
     def build(self, family: TaskFamily, seed: int, index: int, *, render_images: bool = True) -> Question:
         """Question ``index`` of ``family`` for ``seed``."""
         rng = draft_rng(seed, family.slug, index)
         tries = MAX_TRIES if family.hide_from_first_view else 1
+        want = family.designs[index % len(family.designs)] if family.designs else None
         for attempt in range(tries):
-            draft = family.generate(rng)
+            draft = family.draft_design(rng, want)
             spec = draft.scene
             sim = self._sim_for(spec)
             if family.settle_on_generate:
@@ -140,8 +152,10 @@ class QuestionBuilder:
                         sim = self._sim_for(spec)  # back to exactly the stored scene
             for change in spec.changes:
                 sim.apply_change(change)
-            support = self.initial_support(family, spec, draft.metadata, sim)
-            if support < 1.0 or attempt == tries - 1:
+            grader = self.first_view_grader(family, spec, draft.metadata, sim)
+            support = grader.grade([0])
+            honest = family.accept_first_view(partial(grader.visibility, 0), draft.metadata)
+            if (support < 1.0 and honest) or attempt == tries - 1:
                 break
         initial = Image.from_array(sim.render(spec.camera).rgb) if render_images else None
         # Stored before ground truth: physical families run their test on this very world, and
@@ -265,4 +279,19 @@ def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Questi
     """The questions of split ``name`` (``dev`` or ``test``), generated once and then cached."""
     target = split_dir(name, cache_dir)
     spec = SPLITS[name]
+    if spec.paper_weighted:
+        return cached_questions(target, lambda: generate_paper_split(spec.seed))
     return cached_questions(target, lambda: generate_questions(spec.n_per_subcategory, spec.seed))
+
+
+def generate_paper_split(seed: int, *, width: int = 320, height: int = 240) -> list[Question]:
+    """Every subcategory in proportion to ESI-Bench's #Q (:func:`.paper_split.paper_counts`)."""
+    from eviseek.envs.tabletop.paper_split import paper_counts
+
+    fams = all_families()
+    counts = paper_counts(slugs=[f.slug for f in fams])
+    builder = QuestionBuilder(width=width, height=height)
+    try:
+        return [builder.build(f, seed, i) for f in fams for i in range(counts.get(f.slug, 0))]
+    finally:
+        builder.close()

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from eviseek.envs.tabletop.colors import PALETTE, TABLE_RGBA
+from eviseek.envs.tabletop.colors import PALETTE, SHADES, TABLE_RGBA, known_color
 from eviseek.types import Pose
 
 Shape = Literal["box", "cylinder", "sphere", "cone", "pyramid", "wedge", "container", "asset", "cloth"]
@@ -81,8 +81,8 @@ class ObjectSpec(BaseModel):
     @field_validator("color")
     @classmethod
     def _known_color(cls, v: str) -> str:
-        if v not in PALETTE:
-            raise ValueError(f"unknown colour {v!r}; use one of {', '.join(PALETTE)}")
+        if not known_color(v):
+            raise ValueError(f"unknown colour {v!r}; use one of {', '.join([*PALETTE, *SHADES])}")
         return v
 
     @model_validator(mode="after")

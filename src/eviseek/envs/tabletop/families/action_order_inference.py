@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from eviseek.envs.tabletop.colors import BOARD_COLORS
 from eviseek.envs.tabletop.families._common import (
     CAMERA_GUIDANCE,
     colors,
@@ -85,8 +86,8 @@ class ActionOrderInferenceFamily(TaskFamily):
         fwd = unit(heading)
         board_xy = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
         plat_xy = board_xy + fwd * float(rng.uniform(0.1, 0.12))
-        fixture = pick(rng, ["white", "gray", "black"])
-        plat_color = pick(rng, [k for k in ("white", "gray", "black") if k != fixture])
+        fixture = pick(rng, list(BOARD_COLORS))
+        plat_color = pick(rng, [k for k in BOARD_COLORS if k != fixture])
         platform = ObjectSpec(
             name=f"{plat_color}_platform",
             shape="box",

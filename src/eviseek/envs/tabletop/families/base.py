@@ -23,6 +23,7 @@ resamples (a few times) a draft whose initial view already shows every piece of 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -53,6 +54,10 @@ FAMILY_ORDER: tuple[str, ...] = (
 """ESI-Bench's family order, used to order subcategories in splits and reports."""
 
 
+MAX_DESIGN_DRAWS = 64
+"""Drafts drawn at most while looking for one of a wanted design (:attr:`TaskFamily.designs`)."""
+
+
 class TaskDraft(BaseModel):
     """What a family's ``generate`` returns: a scene and the question asked about it."""
 
@@ -62,6 +67,9 @@ class TaskDraft(BaseModel):
     guidance: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Family facts needed later (target names, hidden axis...). Saved in ``Question.metadata``."""
+    design: str | None = None
+    """Which of the family's ``designs`` this draft is (the answer it was built to have); used
+    only while generating, to balance answers exactly, and never saved with the question."""
 
 
 @dataclass
@@ -87,6 +95,11 @@ class TaskFamily(ABC):
     """Built-in manipulation primitives this task allows (see :mod:`..manipulation`)."""
     hide_from_first_view: ClassVar[bool] = True
     """Resample drafts whose initial view already shows all the decisive evidence."""
+    designs: ClassVar[tuple[str, ...]] = ()
+    """Answer designs question ``index`` cycles through (``designs[index % len(designs)]``): the
+    builder keeps drawing drafts until one has that ``design``, so a split's answers (or option
+    positions) are balanced exactly instead of by coin flips, and resampling a draft whose first
+    view settles it cannot tilt the balance. Empty: every first draft is taken."""
     settle_on_generate: ClassVar[bool] = True
     """Simulate the new scene to rest before ground truth and storage (off for scenes that
     must stay as drawn, e.g. a ball held at the top of a ramp)."""
@@ -102,6 +115,29 @@ class TaskFamily(ABC):
     @abstractmethod
     def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
         """The pieces of decisive evidence for this question (see the module docstring rule)."""
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        """A draft of ``design`` (any when ``None``): the first of ``generate``'s draws that has it.
+
+        Override when the design can be built directly (many designs make redrawing wasteful).
+        """
+        for _ in range(MAX_DESIGN_DRAWS):
+            drawn = self.generate(rng)
+            if design is None or drawn.design == design:
+                return drawn
+        raise RuntimeError(
+            f"{self.slug}: no draft of design {design!r} in {MAX_DESIGN_DRAWS} draws (a generator bug)"
+        )
+
+    def accept_first_view(
+        self, visibility: Callable[[str], tuple[int, int]], metadata: dict[str, Any]
+    ) -> bool:
+        """Whether the first view matches what the question text says about it.
+
+        ``visibility(name)`` gives (pixels of ``name`` visible in the first view, pixels it would
+        cover with nothing in front). A draft that fails is drawn again. Default: accept.
+        """
+        return True
 
     # -- actions -------------------------------------------------------------------
 

@@ -255,6 +255,7 @@ class ConnectivityFamily(TaskFamily):
     family = "Cognitive Mapping"
     subcategory = "Connectivity"
     slug = "connectivity"
+    designs = ("yes", "no")  # connected / not, alternating (coin flips gave 17 of 25 "yes")
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cell = float(rng.uniform(0.17, 0.2))
@@ -364,6 +365,7 @@ class ConnectivityFamily(TaskFamily):
         )
         an, bn = a.replace("_", " "), b.replace("_", " ")
         return TaskDraft(
+            design="yes" if connected else "no",
             scene=SceneSpec(objects=objs, camera=camera),
             text=(
                 f"Walls divide part of the table into rooms. Can you get from the {an} to the {bn} "

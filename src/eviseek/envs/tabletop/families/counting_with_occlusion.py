@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.colors import PALETTE
+from eviseek.envs.tabletop.colors import BOARD_COLORS, PALETTE
 from eviseek.envs.tabletop.families._common import (
     CAMERA_GUIDANCE,
     colors,
@@ -165,7 +165,7 @@ class CountingWithOcclusionFamily(CountingFamily):
             lat = (b - (n_boards - 1) / 2) * 0.3 + float(rng.uniform(-0.04, 0.04))
             depth = float(rng.uniform(-0.15, 0.05))
             bxy = centre + side * lat + fwd * depth
-            col = pick(rng, ["white", "gray", "black"])
+            col = pick(rng, list(BOARD_COLORS))
             board = make_board(
                 f"{col}_board_{b}",
                 col,

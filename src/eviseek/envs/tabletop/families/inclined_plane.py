@@ -76,6 +76,7 @@ class InclinedPlaneFamily(TaskFamily):
     slug = "inclined_plane"
     manipulations = ("put_back",)
     hide_from_first_view = False  # the evidence is an outcome; no first view can show it
+    designs = ("yes", "no")  # alternate stays / slides exactly (coin flips gave 17 of 25 "yes")
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = colors(rng, 2)
@@ -118,6 +119,7 @@ class InclinedPlaneFamily(TaskFamily):
         )
         cn, rn = cube.name.replace("_", " "), ramp.name.replace("_", " ")
         return TaskDraft(
+            design="yes" if stays else "no",
             scene=SceneSpec(objects=[ramp, cube], camera=camera),
             text=f"If the {cn} is set down on the slope of the {rn}, will it stay still without sliding?",
             contract=yes_no_contract(),

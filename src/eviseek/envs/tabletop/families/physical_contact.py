@@ -71,14 +71,16 @@ class PhysicalContactFamily(TaskFamily):
     family = "Spatial Relations"
     subcategory = "Physical Contact"
     slug = "physical_contact"
+    designs = ("yes", "no")  # touching / apart, alternating exactly
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = colors(rng, 4)
         cat_a, cat_b = pick(rng, ["cube", "block", "cylinder"]), pick(rng, ["cube", "block", "cylinder"])
         size_a, size_b = _dims(rng, cat_a), _dims(rng, cat_b)
-        # The nearer object is at least as tall as the far one so it hides the meeting line.
+        # The nearer object is at least as tall as the far one so it hides the meeting line. The
+        # two swap places rather than heights: a swapped height made "cubes" up to 50% off-cube.
         if size_b[2] > size_a[2]:
-            size_a, size_b = (size_a[0], size_a[1], size_b[2]), (size_b[0], size_b[1], size_a[2])
+            (cat_a, size_a), (cat_b, size_b) = (cat_b, size_b), (cat_a, size_a)
         touching = bool(rng.integers(2))
         gap = 0.0 if touching else float(rng.uniform(0.015, 0.04))
         heading = float(rng.uniform(0, 360))  # direction the camera looks in
@@ -104,6 +106,7 @@ class PhysicalContactFamily(TaskFamily):
         )
         an, bn = a.name.replace("_", " "), b.name.replace("_", " ")
         return TaskDraft(
+            design="yes" if touching else "no",
             scene=SceneSpec(objects=[a, b, *extras], camera=camera),
             text=f"Are the {an} and the {bn} touching each other?",
             contract=yes_no_contract(),

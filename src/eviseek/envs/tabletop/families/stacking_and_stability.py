@@ -19,6 +19,12 @@ Wide means at least 1.6 cm wider than the bin's inner opening and narrow at leas
 narrower, so physics decides clearly. The agent can test stacks with ``pick_up``, ``put_on``,
 ``place_on_table`` and ``put_back``; ``put_on`` reports the ``current_stack``.
 
+Objects are named by colour alone (``red_object``): what each one is, and how wide, is for the
+agent to see. Named by kind, the text settled the question: "carriers at the bottom, then the
+bin, then caps" was right in 23 of 25 questions, against 36% for a random order. Colours and
+slots are drawn at random, so any order of the listed names is right as often as a random
+order.
+
 Ground truth: by simulation. Every one of the six orders is built in a fresh copy of the scene
 with the same ``put_on`` the agent uses; an order is stable when both placements succeed and the
 final stack reads bottom to top in that order. The answer is the list of stable orders (any one
@@ -104,7 +110,7 @@ class StackingAndStabilityFamily(TaskFamily):
             if cat == "bin":
                 objs.append(
                     container(
-                        f"{col}_bin",
+                        f"{col}_object",
                         col,
                         where,
                         (scale, scale, extra),
@@ -115,7 +121,11 @@ class StackingAndStabilityFamily(TaskFamily):
                     )
                 )
             else:
-                objs.append(make_object(cat, col, where, scale, yaw=heading, mass=0.2, friction=0.8))
+                objs.append(
+                    make_object(
+                        cat, col, where, scale, yaw=heading, mass=0.2, friction=0.8, name=f"{col}_object"
+                    )
+                )
         camera = orbit_pose(
             (float(centre[0]), float(centre[1]), 0.04),
             heading + 180 + float(rng.uniform(-20, 20)),
@@ -123,7 +133,9 @@ class StackingAndStabilityFamily(TaskFamily):
             0.6,
         )
         names = [o.name for o in objs]
-        listed = ", ".join(n.replace("_", " ") for n in names)
+        listed = (
+            ", the ".join(n.replace("_", " ") for n in names[:-1]) + " and the " + names[-1].replace("_", " ")
+        )
         return TaskDraft(
             scene=SceneSpec(objects=objs, camera=camera),
             text=f"In which order, from bottom to top, can the {listed} be stacked into one stable tower?",

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from eviseek.envs.tabletop.colors import BOARD_COLORS
 from eviseek.envs.tabletop.families._common import colors, orbit_pose, pick, scatter
 from eviseek.envs.tabletop.families._physical import container
 from eviseek.envs.tabletop.families.base import TaskDraft
 from eviseek.envs.tabletop.families.counting_with_occlusion import SHAPES, CountingFamily, CountScene
 
-BIN_COLORS = ["white", "gray", "black"]
+BIN_COLORS = list(BOARD_COLORS)  # named for how their walls render (see colors.SHADES)
 
 
 class StructuralEnclosureFamily(CountingFamily):

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from eviseek.envs.tabletop.colors import BOARD_COLORS
 from eviseek.envs.tabletop.families._common import (
     CAMERA_GUIDANCE,
     colors,
@@ -50,7 +51,7 @@ class UnobservedChangeFamily(TaskFamily):
         heading = float(rng.uniform(0, 360))
         fwd = unit(heading)
         board_xy = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
-        board_col = pick(rng, ["white", "gray", "black"])
+        board_col = pick(rng, list(BOARD_COLORS))
         board = make_board(
             f"{board_col}_board",
             board_col,

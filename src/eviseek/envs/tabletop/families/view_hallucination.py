@@ -49,6 +49,10 @@ CONFUSIONS: list[tuple[str, str, str]] = [
     ("side", "pyramid", "cone"),
 ]
 MIN_ANGLE = 35.0
+DESIGNS: tuple[str, ...] = tuple(f"{k}:{(k + lap) % 2}" for lap in range(2) for k in range(len(CONFUSIONS)))
+"""Every confusion with the true shape in each option position, ordered so that any ten
+consecutive questions hold every confusion once and each position five times (ours: coin flips
+made "ball or cylinder" questions the ball 6 times in 7)."""
 
 
 class ViewHallucinationFamily(TaskFamily):
@@ -57,9 +61,22 @@ class ViewHallucinationFamily(TaskFamily):
     family = "Perceptual Grounding"
     subcategory = "View Hallucination"
     slug = "view_hallucination"
+    designs = DESIGNS
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        view, shape, alike = CONFUSIONS[int(rng.integers(len(CONFUSIONS)))]
+        return self._generate(rng, None)
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        return self._generate(rng, design)
+
+    def _generate(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        """A draft; ``design`` (``"<confusion index>:<true option's position>"``) fixes both draws."""
+        drawn = int(rng.integers(len(CONFUSIONS)))
+        confusion, first = drawn, None
+        if design is not None:
+            k, pos = design.split(":")
+            confusion, first = int(k), pos == "0"
+        view, shape, alike = CONFUSIONS[confusion]
         cols = colors(rng, 3)
         xy = (float(rng.uniform(-0.15, 0.15)), float(rng.uniform(-0.1, 0.1)))
         scale = float(rng.uniform(0.07, 0.09))
@@ -97,7 +114,8 @@ class ViewHallucinationFamily(TaskFamily):
                 pitch=0.0,
             )
             axis = (math.cos(math.radians(heading)), math.sin(math.radians(heading)), 0.0)
-        options = [shape, alike] if rng.integers(2) else [alike, shape]
+        coin = bool(rng.integers(2))
+        options = [shape, alike] if (coin if first is None else first) else [alike, shape]
         return TaskDraft(
             scene=SceneSpec(objects=[target, *extras], camera=camera),
             text=(

@@ -13,7 +13,7 @@ import numpy as np
 
 from eviseek.envs.render import Frame, Lighting, render_frame
 from eviseek.envs.tabletop import camera as cam
-from eviseek.envs.tabletop.colors import PALETTE
+from eviseek.envs.tabletop.colors import rgb
 from eviseek.envs.tabletop.scene import LightSpec
 from eviseek.envs.tabletop.sim.optics import MirrorPlane, composite_glass, composite_mirror, pixel_points
 from eviseek.envs.tabletop.sim.state import PARK_Z, SimState
@@ -120,7 +120,7 @@ class RenderingMixin(SimState):
         seen = self._render_scene(
             plane.reflect_pose(pose), w, h, hidden=hidden | {uid} | behind, mirrors=False, light=light
         )
-        frame.rgb = composite_mirror(frame.rgb, mask, seen.rgb, PALETTE[self.spec.object(name).color])
+        frame.rgb = composite_mirror(frame.rgb, mask, seen.rgb, rgb(self.spec.object(name).color))
         reflection = (
             np.full(frame.segmentation.shape, -1, dtype=np.int32)
             if frame.reflection is None
