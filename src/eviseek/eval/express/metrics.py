@@ -1,7 +1,7 @@
 """EXPRESS-Bench's metrics from saved trajectories and judge grades.
 
 Per episode i, with the judge's grounding g_i in {0, 0.5, 1} and score s_i in 1..5 (EXPRESS-Bench's
-``evaluation.py``; REFERENCE.md):
+``evaluation.py`` in its public repository, HCPLab-SYSU/EXPRESS-Bench):
 
     C      = mean(100 * g_i * s_i / 5)              grounded correctness
     C*     = mean(100 * s_i / 5)                    answer-only correctness
