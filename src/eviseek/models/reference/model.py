@@ -53,7 +53,8 @@ class Request:
         if not question:
             found = re.findall(r"^Question:\s*(.+)$", self.text, re.M)
             question = found[-1].strip() if found else self.text[-300:]
-        self.task: Task = read_task(question, self.meta)
+        advice = re.findall(r"^Advice for this task:\s*(.+)$", self.text, re.M)
+        self.task: Task = read_task(question, self.meta, advice[-1] if advice else "")
         self._views: list[View] | None = None
 
     @property
@@ -312,6 +313,8 @@ def goal_texts(task: Task) -> list[str]:
         return [f"{label}: {who} from well above or below the first line of sight"]
     if routine == "test":
         return [f"{label}: try it with {who} and read the reported outcome"]
+    if routine == "side":
+        return [f"{label}: each box of the named colour from the side, where heights show"]
     return [f"{label}: scan the scene once"]
 
 

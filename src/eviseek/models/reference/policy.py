@@ -12,6 +12,9 @@ A routine is a short recipe for an informative view, chosen by the kind of quest
 * ``tilted``: look at a single object from a clearly different elevation than the first view.
 * ``test``: run the physical test the question is about (drop the object into the bin, pour,
   set it on the slope, build the tower) and read the outcome the environment reports.
+* ``side``: come down and back from a straight-down start and tilt up to 45 degrees, so boxes
+  show their sides (cubes against look-alike taller blocks). EviSeek's intents cannot lower the
+  camera or tilt it up, so for EviSeek this routine is the overhead one.
 * ``look``: a short scan, for questions the policy cannot measure.
 
 Each routine decides from the current picture and the agent's own dead-reckoned pose (which the
@@ -50,6 +53,7 @@ ROUTINE_LABELS: dict[str, str] = {
     "around": "View past the board",
     "tilted": "Second elevation",
     "test": "Physical test",
+    "side": "Side view",
     "look": "Look around",
 }
 """Plan goals start with these labels, so the seeking stage knows which routine a goal asks for."""
@@ -61,6 +65,8 @@ def routine_for(task: Task) -> str:
         return "around" if task.occluder is not None else "tilted"
     if task.kind == "order":
         return "around"
+    if task.tall_lookalikes:
+        return "side"
     if task.kind in TEST_KINDS:
         return "test"
     if task.kind == "unknown":
@@ -191,7 +197,7 @@ def seek_intent(
             return Intent("DONE", reasoning="the test has been run and its outcome read")
         name, args, why = step
         return Intent(name, args, reasoning=why)
-    if routine == "overhead":
+    if routine in ("overhead", "side"):
         return _overhead_intent(task, view, pose, offered, tried)
     if routine == "around":
         return _around_intent(task, view, offered, tried, memory)
@@ -492,6 +498,8 @@ def next_atomic(
         return _around_atomic(task, view, replay, legal)
     if routine == "tilted":
         return _tilted_atomic(view, replay, legal, first_view_steep)
+    if routine == "side":
+        return _side_atomic(replay, legal)
     if replay.count("turn_left") < 3 and "turn_left" in legal:
         return "turn_left", "scan the scene"
     return None, "the scan is done"
@@ -542,6 +550,18 @@ def _around_atomic(task: Task, view: View, replay: Replay, legal: list[str]) -> 
     if done < 3 and move in legal:
         return move, f"circle to the {side}, past the board's edge"
     return None, "no better view within reach"
+
+
+SIDE_PLAN = ("move_down", "move_down", "move_backward", "move_backward", "turn_up", "turn_up", "turn_up")
+"""From a straight-down start 1 m up: 0.5 m lower, 0.5 m back, 45 degrees below the horizon, so
+the whole table stays in view while each box shows a side (ours, checked on tuning-seed renders)."""
+
+
+def _side_atomic(replay: Replay, legal: list[str]) -> tuple[str | None, str]:
+    k = len(replay.actions)
+    if k < len(SIDE_PLAN) and SIDE_PLAN[k] in legal:
+        return SIDE_PLAN[k], "come down and tilt up until the boxes show their sides and heights"
+    return None, "the boxes are seen from the side"
 
 
 def _tilted_atomic(

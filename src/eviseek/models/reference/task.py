@@ -118,6 +118,16 @@ class Task(BaseModel):
     prefer_smaller: bool = False
     """For size and distance questions: the question asks for the smaller / nearer one
     (``closer``) rather than the larger / farther one."""
+    guidance: str = ""
+    """The task's advice text, when the request carries it (metadata or the prompt's advice line)."""
+
+    @property
+    def tall_lookalikes(self) -> bool:
+        """For counts of cubes: the advice warns of taller blocks that look the same from above,
+        so only a view from the side tells them apart (Category Ambiguity)."""
+        low = self.guidance.lower()
+        named_cubes = bool(self.objects) and self.objects[0].noun == "cube"
+        return self.kind == "count" and named_cubes and "tall" in low and "side" in low
 
     @property
     def colors(self) -> list[str]:
@@ -165,8 +175,10 @@ def option_ref(option: str) -> ObjectRef | None:
     return found[0] if len(found) == 1 else None
 
 
-def read_task(question: str, metadata: dict[str, Any]) -> Task:
-    """Work out what ``question`` asks, using the answer contract in ``metadata`` when present."""
+def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Task:
+    """Work out what ``question`` asks, using the answer contract in ``metadata`` when present.
+
+    ``guidance`` is the task's advice when the prompt states it outside the metadata."""
     text = question.strip()
     low = text.lower()
     options = [str(o) for o in metadata.get("options") or []]
@@ -227,4 +239,5 @@ def read_task(question: str, metadata: dict[str, Any]) -> Task:
         answer_kind=answer_kind,
         options=options,
         prefer_smaller=prefer_smaller,
+        guidance=str(metadata.get("guidance") or guidance or ""),
     )
