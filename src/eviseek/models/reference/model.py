@@ -286,6 +286,10 @@ def demand_texts(task: Task) -> list[str]:
         return [f"Which placements of {who} on one another stay standing"]
     if task.kind == "connect":
         return [f"Which rooms {who} stand in and where the doorways between rooms are, seen from above"]
+    if task.kind == "covered":
+        return [
+            "The outline of the cloth over the hidden object: a flat top, a dome or a peak, seen from above"
+        ]
     if task.kind == "order":
         return ["The pile the moved objects form, seen from the side so that every layer shows"]
     if task.kind == "moved":
@@ -313,6 +317,8 @@ def goal_texts(task: Task) -> list[str]:
         return [f"{label}: {who} from well above or below the first line of sight"]
     if routine == "test":
         return [f"{label}: try it with {who} and read the reported outcome"]
+    if routine == "drape":
+        return [f"{label}: the whole cloth from straight above, its flat top or peak clear"]
     if routine == "side":
         return [f"{label}: each box of the named colour from the side, where heights show"]
     return [f"{label}: scan the scene once"]

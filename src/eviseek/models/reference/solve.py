@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
+from eviseek.models.reference.cloth import answer_option, measure
 from eviseek.models.reference.shapes import SHAPES, classify, shape_scores
 from eviseek.models.reference.task import ObjectRef, Task
 from eviseek.models.reference.vision import Blob, View, gap_between
@@ -109,6 +110,11 @@ def quality(task: Task, view: View) -> float:
             return 0.0
         size = min(1.0, b.area / 400.0)
         return (0.5 + 0.5 * size) * (1.0 if not view.steep else 0.7)
+    if task.kind == "covered":
+        drape = measure(view)
+        if drape is None:
+            return 0.0
+        return 0.3 if drape.touches_edge or oblique(view) else 1.0
     if task.kind == "unknown":
         return 0.1
     if task.kind == "order":
@@ -408,6 +414,23 @@ def _solve_shape(task: Task, views: list[View]) -> Verdict:
     return Verdict(answer, conf, best_i, f"outline and shading look most like a {ranked[0]}")
 
 
+def _solve_covered(task: Task, views: list[View]) -> Verdict:
+    """What the cloth hides, from the latest view that looks down on the whole cloth."""
+    found = [(k, d) for k, v in enumerate(views) if (d := measure(v)) is not None]
+    if not found:
+        return Verdict(None, 0.0, reason="no cloth in view")
+    above = [(k, d) for k, d in found if not d.touches_edge and not oblique(views[k])]
+    k, drape = (above or found)[-1]
+    shape = drape.shape()
+    conf = 0.8 if above else 0.3
+    return Verdict(
+        answer_option(shape, task.options),
+        conf,
+        k,
+        f"from above the cloth's flat top covers {drape.flat_top_share:.2f} of its raised part: a {shape}",
+    )
+
+
 def _solve_unknown(task: Task, views: list[View]) -> Verdict:
     return Verdict(default_answer(task), 0.1, None, "this question is outside what the policy can measure")
 
@@ -620,4 +643,5 @@ _SOLVERS = {
     "shape": _solve_shape,
     "connect": _solve_connect,
     "order": _solve_order,
+    "covered": _solve_covered,
 }

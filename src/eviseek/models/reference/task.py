@@ -31,6 +31,7 @@ TaskKind = Literal[
     "moved",
     "connect",
     "order",
+    "covered",
     "unknown",
 ]
 
@@ -192,6 +193,8 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
     if answer_kind == "integer" or low.startswith("how many") or " how many " in low:
         kind = "count"
         # "How many red cubes ..." names its kind in the plural; mentions() already maps it.
+    elif "cloth" in low and "under" in low:
+        kind = "covered"
     elif "what shape" in low or "which shape" in low:
         kind = "shape"
     elif "fit inside" in low or "fit into" in low or "fits inside" in low:

@@ -208,6 +208,8 @@ class View:
     """Share of the image covered by the wooden tabletop."""
     free: np.ndarray | None = None
     """Per pixel: tabletop or a coloured thing (not a white, grey or black wall, not the floor)."""
+    rgb: np.ndarray | None = None
+    """The pixels themselves (for cues no colour word names, such as a white or grey cloth)."""
 
     def of(self, color: str) -> list[Blob]:
         """Blobs of one colour word, largest first."""
@@ -267,7 +269,7 @@ def analyse_array(rgb: np.ndarray) -> View:
     sky = float((top.min(axis=2) > 0.9).mean())
     wood_mask = ok & (idx == _NAMES.index("wood"))
     wood = float(wood_mask.mean())
-    view = View(width=w, height=h, labels=labels, sky=sky, wood=wood, free=wood_mask | (labels >= 0))
+    view = View(width=w, height=h, labels=labels, sky=sky, wood=wood, free=wood_mask | (labels >= 0), rgb=rgb)
     structure = np.ones((3, 3), dtype=bool)
     for ci, name in enumerate(COLOR_NAMES):
         mask = labels == ci
