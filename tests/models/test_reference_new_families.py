@@ -12,7 +12,7 @@ import pytest
 
 from eviseek.envs.tabletop.env import TabletopEnv
 from eviseek.envs.tabletop.generate import generate_questions
-from eviseek.models.reference.policy import DRAPE_PLAN, SIDE_PLAN, routine_for
+from eviseek.models.reference.policy import DRAPE_PLAN, JAR_PLAN, SIDE_PLAN, routine_for
 from eviseek.models.reference.solve import solve
 from eviseek.models.reference.task import read_task
 from eviseek.models.reference.vision import analyse
@@ -60,3 +60,25 @@ def test_deformable_reads_the_hidden_shape_from_the_cloth_seen_from_above() -> N
         env.close()
     # Two cubes, a ball and a cylinder among four offered shapes: chance would get one right.
     assert right >= 3
+
+
+@pytest.mark.slow
+def test_material_transparency_reads_inside_or_behind_the_jar_from_above() -> None:
+    questions = [
+        *generate_questions(2, 300, subcategories=["material_transparency"], render_images=False),
+        *generate_questions(2, 301, subcategories=["material_transparency"], render_images=False),
+    ]
+    assert {q.ground_truth for q in questions} == {"yes", "no"}
+    env = TabletopEnv(privileged=False)
+    try:
+        for q in questions:
+            task = read_task(q.text, {"answer_kind": "yes_no", "options": ["yes", "no"]})
+            assert task.kind == "in_jar" and routine_for(task) == "jar"
+            obs, _ = env.reset(options={"question": q})
+            start = analyse(obs.image)
+            assert solve(task, [start]).confidence == 0.0  # from the side the glass misleads
+            for name in JAR_PLAN:
+                obs = env.step(Action(name=name)).observation
+            assert solve(task, [start, analyse(obs.image)]).answer == q.ground_truth
+    finally:
+        env.close()

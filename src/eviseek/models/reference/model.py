@@ -317,6 +317,8 @@ def goal_texts(task: Task) -> list[str]:
         return [f"{label}: {who} from well above or below the first line of sight"]
     if routine == "test":
         return [f"{label}: try it with {who} and read the reported outcome"]
+    if routine == "jar":
+        return [f"{label}: the jar's footprint and {who} from straight above"]
     if routine == "drape":
         return [f"{label}: the whole cloth from straight above, its flat top or peak clear"]
     if routine == "side":

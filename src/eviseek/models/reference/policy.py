@@ -17,6 +17,8 @@ A routine is a short recipe for an informative view, chosen by the kind of quest
   camera or tilt it up, so for EviSeek this routine is the overhead one.
 * ``drape``: from the oblique start, move ahead over the cloth, rise and look straight down, where
   the cloth's flat top (or its lack) shows what it hides.
+* ``jar``: from the low start facing the glass jar, rise, move over the jar and look straight
+  down, where an object inside shows within the jar's footprint and one behind it outside.
 * ``look``: a short scan, for questions the policy cannot measure.
 
 Each routine decides from the current picture and the agent's own dead-reckoned pose (which the
@@ -57,6 +59,7 @@ ROUTINE_LABELS: dict[str, str] = {
     "test": "Physical test",
     "side": "Side view",
     "drape": "Cloth from above",
+    "jar": "Jar from above",
     "look": "Look around",
 }
 """Plan goals start with these labels, so the seeking stage knows which routine a goal asks for."""
@@ -72,6 +75,8 @@ def routine_for(task: Task) -> str:
         return "side"
     if task.kind == "covered":
         return "drape"
+    if task.kind == "in_jar":
+        return "jar"
     if task.kind in TEST_KINDS:
         return "test"
     if task.kind == "unknown":
@@ -206,6 +211,12 @@ def seek_intent(
         return _overhead_intent(task, view, pose, offered, tried)
     if routine == "drape":
         return _drape_intent(offered, tried)
+    if routine == "jar":
+        if tried == 0 and "RISE_TOPDOWN" in offered:
+            return Intent("RISE_TOPDOWN", {"rise": 3, "degrees": 90}, reasoning="rise and look straight down")
+        if tried == 1 and "APPROACH" in offered:
+            return Intent("APPROACH", {"steps": 2}, reasoning="move ahead until the jar is below the camera")
+        return Intent("DONE", reasoning="the jar has been seen from above")
     if routine == "around":
         return _around_intent(task, view, offered, tried, memory)
     if routine == "tilted":
@@ -507,11 +518,14 @@ def next_atomic(
         return _tilted_atomic(view, replay, legal, first_view_steep)
     if routine == "side":
         return _side_atomic(replay, legal)
-    if routine == "drape":
+    if routine in ("drape", "jar"):
+        route = DRAPE_PLAN if routine == "drape" else JAR_PLAN
         k = len(replay.actions)
-        if k < len(DRAPE_PLAN) and DRAPE_PLAN[k] in legal:
-            return DRAPE_PLAN[k], "get above the cloth and look straight down on it"
-        return None, "the cloth has been seen from above"
+        if k < len(route) and route[k] in legal:
+            return route[
+                k
+            ], f"get above the {'cloth' if routine == 'drape' else 'jar'} and look straight down"
+        return None, "seen from straight above"
     if replay.count("turn_left") < 3 and "turn_left" in legal:
         return "turn_left", "scan the scene"
     return None, "the scan is done"
@@ -577,6 +591,11 @@ DRAPE_PLAN = (
 """From the cloth question's start (a metre from the cloth, 30-40 degrees down, looking at it):
 0.75 m ahead, 0.25 m up, then tilt until the camera looks straight down (the last tilt is refused
 at the limit). Ours, checked on tuning-seed renders: the whole cloth is in the picture."""
+
+
+JAR_PLAN = ("move_up",) * 3 + ("move_forward",) * 2 + ("turn_down",) * 6
+"""From the jar question's low, level start about 0.4-0.5 m from the jar: 0.75 m up, 0.5 m ahead,
+then straight down (ours, checked on tuning-seed renders: jar and object whole in the picture)."""
 
 
 def _drape_intent(offered: list[str], tried: int) -> Intent:

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import ndimage
 
 from eviseek.models.reference.cloth import answer_option, measure
+from eviseek.models.reference.glass import look
 from eviseek.models.reference.shapes import SHAPES, classify, shape_scores
 from eviseek.models.reference.task import ObjectRef, Task
 from eviseek.models.reference.vision import Blob, View, gap_between
@@ -110,6 +111,11 @@ def quality(task: Task, view: View) -> float:
             return 0.0
         size = min(1.0, b.area / 400.0)
         return (0.5 + 0.5 * size) * (1.0 if not view.steep else 0.7)
+    if task.kind == "in_jar":
+        seen = look(view, blob_of(view, task.objects[0])) if task.objects else None
+        if seen is None:
+            return 0.0
+        return 0.3 if seen.touches_edge or oblique(view) else 1.0
     if task.kind == "covered":
         drape = measure(view)
         if drape is None:
@@ -431,6 +437,29 @@ def _solve_covered(task: Task, views: list[View]) -> Verdict:
     )
 
 
+INSIDE_SHARE = 0.5
+"""Share of the object's pixels inside the jar's footprint, seen from above, at and above which it
+stands inside (ours: 1.0 inside and 0.0 behind on all 8 tuning-seed questions, seeds 300-301)."""
+
+
+def _solve_in_jar(task: Task, views: list[View]) -> Verdict:
+    """Inside the glass jar or behind it: where the object shows against the jar's footprint."""
+    if not task.objects:
+        return Verdict(None, 0.0, reason="no object named")
+    found = [(k, j) for k, v in enumerate(views) if (j := look(v, blob_of(v, task.objects[0]))) is not None]
+    above = [(k, j) for k, j in found if not j.touches_edge and not oblique(views[k])]
+    if not above:
+        return Verdict(None, 0.0, reason="the jar has not been seen from above")
+    k, jar = above[-1]
+    inside = jar.inside_share >= INSIDE_SHARE
+    return Verdict(
+        "yes" if inside else "no",
+        0.9,
+        k,
+        f"from above, {jar.inside_share:.0%} of the object lies within the jar's footprint",
+    )
+
+
 def _solve_unknown(task: Task, views: list[View]) -> Verdict:
     return Verdict(default_answer(task), 0.1, None, "this question is outside what the policy can measure")
 
@@ -644,4 +673,5 @@ _SOLVERS = {
     "connect": _solve_connect,
     "order": _solve_order,
     "covered": _solve_covered,
+    "in_jar": _solve_in_jar,
 }

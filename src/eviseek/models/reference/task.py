@@ -32,6 +32,7 @@ TaskKind = Literal[
     "connect",
     "order",
     "covered",
+    "in_jar",
     "unknown",
 ]
 
@@ -193,6 +194,8 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
     if answer_kind == "integer" or low.startswith("how many") or " how many " in low:
         kind = "count"
         # "How many red cubes ..." names its kind in the plural; mentions() already maps it.
+    elif "glass" in low and "inside" in low:
+        kind = "in_jar"
     elif "cloth" in low and "under" in low:
         kind = "covered"
     elif "what shape" in low or "which shape" in low:
