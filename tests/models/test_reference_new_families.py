@@ -82,3 +82,21 @@ def test_material_transparency_reads_inside_or_behind_the_jar_from_above() -> No
             assert solve(task, [start, analyse(obs.image)]).answer == q.ground_truth
     finally:
         env.close()
+
+
+@pytest.mark.slow
+def test_reflection_authoring_tells_a_reflection_by_its_size_in_the_first_view() -> None:
+    questions = [
+        *generate_questions(4, 300, subcategories=["reflection_authoring"], render_images=False),
+        *generate_questions(4, 301, subcategories=["reflection_authoring"], render_images=False),
+    ]
+    assert {q.ground_truth for q in questions} == {"yes", "no"}
+    env = TabletopEnv(privileged=False)
+    try:
+        for q in questions:
+            task = read_task(q.text, {"answer_kind": "yes_no", "options": ["yes", "no"]})
+            assert task.kind == "in_mirror" and routine_for(task) == "still"
+            obs, _ = env.reset(options={"question": q})
+            assert solve(task, [analyse(obs.image)]).answer == q.ground_truth
+    finally:
+        env.close()

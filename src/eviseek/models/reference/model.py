@@ -286,6 +286,10 @@ def demand_texts(task: Task) -> list[str]:
         return [f"Which placements of {who} on one another stay standing"]
     if task.kind == "connect":
         return [f"Which rooms {who} stand in and where the doorways between rooms are, seen from above"]
+    if task.kind == "in_mirror":
+        return [f"How large {who} shows in the first view: near and seen directly, or far in the mirror"]
+    if task.kind == "in_jar":
+        return [f"Whether {who} stands within the jar's walls, seen from above where glass cannot mislead"]
     if task.kind == "covered":
         return [
             "The outline of the cloth over the hidden object: a flat top, a dome or a peak, seen from above"
@@ -317,6 +321,8 @@ def goal_texts(task: Task) -> list[str]:
         return [f"{label}: {who} from well above or below the first line of sight"]
     if routine == "test":
         return [f"{label}: try it with {who} and read the reported outcome"]
+    if routine == "still":
+        return [f"{label}: how large {who} shows in the first view"]
     if routine == "jar":
         return [f"{label}: the jar's footprint and {who} from straight above"]
     if routine == "drape":

@@ -19,6 +19,8 @@ A routine is a short recipe for an informative view, chosen by the kind of quest
   the cloth's flat top (or its lack) shows what it hides.
 * ``jar``: from the low start facing the glass jar, rise, move over the jar and look straight
   down, where an object inside shows within the jar's footprint and one behind it outside.
+* ``still``: no move at all, for questions about the first view itself (is this object seen in
+  the mirror?); moving would only lose the view the question means.
 * ``look``: a short scan, for questions the policy cannot measure.
 
 Each routine decides from the current picture and the agent's own dead-reckoned pose (which the
@@ -60,6 +62,7 @@ ROUTINE_LABELS: dict[str, str] = {
     "side": "Side view",
     "drape": "Cloth from above",
     "jar": "Jar from above",
+    "still": "First view",
     "look": "Look around",
 }
 """Plan goals start with these labels, so the seeking stage knows which routine a goal asks for."""
@@ -77,6 +80,8 @@ def routine_for(task: Task) -> str:
         return "drape"
     if task.kind == "in_jar":
         return "jar"
+    if task.kind == "in_mirror":
+        return "still"
     if task.kind in TEST_KINDS:
         return "test"
     if task.kind == "unknown":
@@ -211,6 +216,13 @@ def seek_intent(
         return _overhead_intent(task, view, pose, offered, tried)
     if routine == "drape":
         return _drape_intent(offered, tried)
+    if routine == "still":
+        if tried == 0 and "FACE" in offered:
+            # The answer rests on the kept views only: a glance just aside keeps one like the first.
+            return Intent(
+                "FACE", {"direction": "left", "degrees": 15}, reasoning="a glance just aside to keep the view"
+            )
+        return Intent("DONE", reasoning="the question is about the first view, which is in hand")
     if routine == "jar":
         if tried == 0 and "RISE_TOPDOWN" in offered:
             return Intent("RISE_TOPDOWN", {"rise": 3, "degrees": 90}, reasoning="rise and look straight down")
@@ -518,6 +530,8 @@ def next_atomic(
         return _tilted_atomic(view, replay, legal, first_view_steep)
     if routine == "side":
         return _side_atomic(replay, legal)
+    if routine == "still":
+        return None, "the question is about the first view, which is in hand"
     if routine in ("drape", "jar"):
         route = DRAPE_PLAN if routine == "drape" else JAR_PLAN
         k = len(replay.actions)

@@ -111,6 +111,8 @@ def quality(task: Task, view: View) -> float:
             return 0.0
         size = min(1.0, b.area / 400.0)
         return (0.5 + 0.5 * size) * (1.0 if not view.steep else 0.7)
+    if task.kind == "in_mirror":
+        return 1.0 if task.objects and blob_of(view, task.objects[0]) is not None else 0.0
     if task.kind == "in_jar":
         seen = look(view, blob_of(view, task.objects[0])) if task.objects else None
         if seen is None:
@@ -460,6 +462,32 @@ def _solve_in_jar(task: Task, views: list[View]) -> Verdict:
     )
 
 
+MIRROR_IMAGE_SHARE = 0.008
+"""Largest share of the picture an object seen in the mirror covers. A reflection is seen from at
+least twice as far as the mirror (the object stands behind the camera), an object seen directly
+from nearer than the mirror, so their sizes differ many times over. Ours, on the 8 Reflection
+Authoring questions of tuning seeds 300-301: reflections 0.0013, objects seen directly 0.026-0.091."""
+
+
+def _solve_in_mirror(task: Task, views: list[View]) -> Verdict:
+    """Seen directly or in the mirror: judged in the first view, the one the question means."""
+    if not task.objects or not views:
+        return Verdict(None, 0.0, reason="no object named")
+    first = views[0]
+    b = blob_of(first, task.objects[0])
+    if b is None:
+        return Verdict(None, 0.0, reason="the object is not in the first view")
+    share = b.area / float(first.width * first.height)
+    mirrored = share < MIRROR_IMAGE_SHARE
+    return Verdict(
+        "yes" if mirrored else "no",
+        0.85,
+        0,
+        f"it covers {share:.2%} of the picture: "
+        + ("far, in the mirror" if mirrored else "near, seen directly"),
+    )
+
+
 def _solve_unknown(task: Task, views: list[View]) -> Verdict:
     return Verdict(default_answer(task), 0.1, None, "this question is outside what the policy can measure")
 
@@ -674,4 +702,5 @@ _SOLVERS = {
     "order": _solve_order,
     "covered": _solve_covered,
     "in_jar": _solve_in_jar,
+    "in_mirror": _solve_in_mirror,
 }

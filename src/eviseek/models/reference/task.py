@@ -33,6 +33,7 @@ TaskKind = Literal[
     "order",
     "covered",
     "in_jar",
+    "in_mirror",
     "unknown",
 ]
 
@@ -194,6 +195,8 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
     if answer_kind == "integer" or low.startswith("how many") or " how many " in low:
         kind = "count"
         # "How many red cubes ..." names its kind in the plural; mentions() already maps it.
+    elif "through the mirror" in low:
+        kind = "in_mirror"
     elif "glass" in low and "inside" in low:
         kind = "in_jar"
     elif "cloth" in low and "under" in low:
