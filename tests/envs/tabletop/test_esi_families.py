@@ -267,3 +267,15 @@ def test_the_cloth_colour_word_matches_its_rendered_pixels() -> None:
         assert np.ptp(px) < 12, (name, px)
         assert (px.mean() > 200) if word == "white" else (90 < px.mean() < 170), (name, px)
     assert seen == {"white", "gray"}
+
+
+def test_every_draft_of_the_split_seeds_is_generated() -> None:
+    """Drafting never gives up: every family drafts its first 60 questions for each split's seed
+    (the mirror family failed on about one draw in ten, e.g. test question 2, and Category
+    Ambiguity on test question 18, which made tabletop:test impossible to generate)."""
+    from eviseek.envs.tabletop.generate import SPLITS, draft_rng
+
+    for fam in all_families():
+        for spec in SPLITS.values():
+            for index in range(60):
+                fam.draft_design(draft_rng(spec.seed, fam.slug, index), None)

@@ -143,6 +143,11 @@ def orbit_pose(
     return Pose(x=r6(eye[0]), y=r6(eye[1]), z=r6(max(eye[2], 0.05)), yaw=r6(yaw), pitch=r6(pitch))
 
 
+class PlacementError(RuntimeError):
+    """A draw left no room for what the scene needs (a crowded region, a mirror that shows the
+    wrong things). Not a bug: :meth:`TaskFamily.draft_design` draws again from the same generator."""
+
+
 def separated(
     xy: tuple[float, float], radius: float, placed: list[tuple[tuple[float, float], float]], gap: float
 ) -> bool:
@@ -171,7 +176,7 @@ def scatter(
             if separated(xy, r, taken, gap):
                 break
         else:
-            raise RuntimeError("could not place objects without overlap; region too small")
+            raise PlacementError("could not place objects without overlap; region too small")
         taken.append((xy, r))
         out.append(xy)
     return out

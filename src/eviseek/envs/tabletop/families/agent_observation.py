@@ -27,6 +27,7 @@ import numpy as np
 
 from eviseek.envs.tabletop.families._common import (
     CAMERA_GUIDANCE,
+    PlacementError,
     colors,
     make_object,
     option_contract,
@@ -96,7 +97,7 @@ class AgentObservationFamily(TaskFamily):
                 if lo <= d <= hi and separated((float(xy[0]), float(xy[1])), 0.035, placed, 0.03):
                     placed.append(((float(xy[0]), float(xy[1])), 0.035))
                     return float(xy[0]), float(xy[1])
-            raise RuntimeError("no free spot at that distance from the path")  # pragma: no cover
+            raise PlacementError("no free spot at that distance from the path")  # pragma: no cover
 
         kind: list[str] = []
         for i, (lo, hi) in enumerate([(0.055, 0.075)] * near + [(0.15, 0.6)] * far):

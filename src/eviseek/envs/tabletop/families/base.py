@@ -31,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from eviseek.answers import AnswerScore, normalize_answer, score_answer
+from eviseek.envs.tabletop.families._common import PlacementError
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import Evidence
 from eviseek.types import Action, ActionSpec, AnswerContract, Feedback, Question
@@ -122,7 +123,10 @@ class TaskFamily(ABC):
         Override when the design can be built directly (many designs make redrawing wasteful).
         """
         for _ in range(MAX_DESIGN_DRAWS):
-            drawn = self.generate(rng)
+            try:
+                drawn = self.generate(rng)
+            except PlacementError:
+                continue  # a crowded draw: the same generator, further along, draws a new scene
             if design is None or drawn.design == design:
                 return drawn
         raise RuntimeError(

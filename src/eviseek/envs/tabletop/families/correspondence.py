@@ -26,6 +26,7 @@ import numpy as np
 from eviseek.envs.tabletop.colors import OBJECT_COLORS
 from eviseek.envs.tabletop.families._common import (
     CAMERA_GUIDANCE,
+    PlacementError,
     make_object,
     option_contract,
     pick,
@@ -101,7 +102,7 @@ class CorrespondenceFamily(TaskFamily):
             if margins[answer] > 0.02 and others_off:
                 break
         else:  # pragma: no cover - the ranges above always leave room
-            raise RuntimeError("could not place a mirror that shows exactly one object")
+            raise PlacementError("could not place a mirror that shows exactly one object")
         objects = [
             make_object(category, color, (float(s[0]), float(s[1])), scale, name=f"{color}_{category}_{i}")
             for i, s in enumerate(spots)

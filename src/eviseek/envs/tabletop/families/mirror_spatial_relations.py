@@ -25,6 +25,7 @@ import numpy as np
 
 from eviseek.envs.tabletop.families._common import (
     CAMERA_GUIDANCE,
+    PlacementError,
     colors,
     make_object,
     option_contract,
@@ -33,6 +34,7 @@ from eviseek.envs.tabletop.families._common import (
     unit,
 )
 from eviseek.envs.tabletop.families._mirror import (
+    MirrorPlane,
     face_margin,
     make_backdrop,
     make_mirror,
@@ -58,36 +60,31 @@ class MirrorSpatialRelationsFamily(TaskFamily):
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = colors(rng, 2)
         shapes = pick(rng, SHAPES, 2)
-        facing = float(rng.uniform(0, 360))
-        n, across = unit(facing), unit(facing + 90)
-        face = -n * 0.3 + np.array([rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05)])
-        mirror = make_mirror((float(face[0]), float(face[1])), facing, float(rng.uniform(0.4, 0.48)), 0.32)
-        plane = plane_of(mirror)
-        cam_xy = face + n * float(rng.uniform(0.35, 0.5))
-        eye = np.array([cam_xy[0], cam_xy[1], float(rng.uniform(0.15, 0.25))])
-        # One fair coin says whether the mirror shows the two in their real order of distance;
-        # the other case is the trap the question is about.
-        want_agree = bool(rng.integers(2))
-        for _ in range(2000):
-            spots = [
-                cam_xy + n * float(rng.uniform(0.08, 0.4)) + across * float(rng.uniform(-0.26, 0.26))
-                for _ in range(2)
-            ]
-            if np.linalg.norm(spots[0] - spots[1]) < 0.1:
-                continue
-            centres = [np.array([s[0], s[1], 0.03]) for s in spots]
-            real = [float(np.linalg.norm(c - eye)) for c in centres]
-            mirrored = [float(np.linalg.norm(plane.reflect_point(c) - eye)) for c in centres]
-            agrees = (real[0] < real[1]) == (mirrored[0] < mirrored[1])
-            if abs(real[0] - real[1]) < MIN_GAP or abs(mirrored[0] - mirrored[1]) < MIN_GAP / 2:
-                continue
-            if agrees != want_agree:
-                continue
-            hits = [mirror_hit(plane, eye, c) for c in centres]
-            if all(h is not None and face_margin(plane, h) > 0.03 for h in hits):
+        # Some mirror and camera draws leave no room for the wanted case (two spots behind the
+        # camera whose mirror order agrees, or disagrees, with their real order): draw the
+        # geometry again rather than fail. A first draw that works consumes the random numbers
+        # exactly as before, so the questions it made are unchanged.
+        want_agree: bool | None = None
+        for _ in range(50):
+            facing = float(rng.uniform(0, 360))
+            n, across = unit(facing), unit(facing + 90)
+            face = -n * 0.3 + np.array([rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05)])
+            mirror = make_mirror(
+                (float(face[0]), float(face[1])), facing, float(rng.uniform(0.4, 0.48)), 0.32
+            )
+            plane = plane_of(mirror)
+            cam_xy = face + n * float(rng.uniform(0.35, 0.5))
+            eye = np.array([cam_xy[0], cam_xy[1], float(rng.uniform(0.15, 0.25))])
+            if want_agree is None:
+                # One fair coin says whether the mirror shows the two in their real order of
+                # distance; the other case is the trap the question is about.
+                want_agree = bool(rng.integers(2))
+            placed = _place_pair(rng, plane, n, across, cam_xy, eye, want_agree)
+            if placed is not None:
+                spots, real, agrees = placed
                 break
-        else:  # pragma: no cover - the ranges above always leave room
-            raise RuntimeError("could not place two objects visible in the mirror")
+        else:
+            raise PlacementError("could not place two objects visible in the mirror in 50 geometries")
         objects = [
             make_object(
                 shapes[i], cols[i], (float(spots[i][0]), float(spots[i][1])), float(rng.uniform(0.05, 0.06))
@@ -128,3 +125,35 @@ class MirrorSpatialRelationsFamily(TaskFamily):
     def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
         pair = [metadata["A"], metadata["B"]]
         return [ViewEvidence(objects=pair, label="both objects seen directly")]
+
+
+def _place_pair(
+    rng: np.random.Generator,
+    plane: MirrorPlane,
+    n: np.ndarray,
+    across: np.ndarray,
+    cam_xy: np.ndarray,
+    eye: np.ndarray,
+    want_agree: bool,
+) -> tuple[list[np.ndarray], list[float], bool] | None:
+    """Two spots behind the camera, both seen in the mirror, whose mirror order of distance agrees
+    (or not) with their real order as wanted; None when 2,000 draws find none."""
+    for _ in range(2000):
+        spots = [
+            cam_xy + n * float(rng.uniform(0.08, 0.4)) + across * float(rng.uniform(-0.26, 0.26))
+            for _ in range(2)
+        ]
+        if np.linalg.norm(spots[0] - spots[1]) < 0.1:
+            continue
+        centres = [np.array([s[0], s[1], 0.03]) for s in spots]
+        real = [float(np.linalg.norm(c - eye)) for c in centres]
+        mirrored = [float(np.linalg.norm(plane.reflect_point(c) - eye)) for c in centres]
+        agrees = (real[0] < real[1]) == (mirrored[0] < mirrored[1])
+        if abs(real[0] - real[1]) < MIN_GAP or abs(mirrored[0] - mirrored[1]) < MIN_GAP / 2:
+            continue
+        if agrees != want_agree:
+            continue
+        hits = [mirror_hit(plane, eye, c) for c in centres]
+        if all(h is not None and face_margin(plane, h) > 0.03 for h in hits):
+            return spots, real, agrees
+    return None
