@@ -283,6 +283,14 @@ def episodes(dev_questions: list[Any]) -> dict[str, list[tuple[Any, Any, float]]
                 # Grading after the episode is the harness's job, outside any model call.
                 rows.append((q, traj, env.visual_support(traj.answer_frame_ids)))
             out[agent_name] = rows
+        # The issue-17 switches (seek keep field, curator, LOOK_UP, guarded context) on a few
+        # subcategories, under the same trap.
+        variant = make_agent("eviseek:retention=split+guarded_answer+look_up")
+        out["eviseek-split"] = [
+            (q, traj, env.visual_support(traj.answer_frame_ids))
+            for q in [q for q in dev_questions if q.family == "Perceptual Grounding"][:4]
+            for traj in [await variant.run(aenv, q, model, seed=0)]
+        ]
 
     try:
         asyncio.run(run_all())
@@ -305,6 +313,7 @@ def test_every_reply_fits_its_stage_schema(episodes: dict[str, list[tuple[Any, A
     from eviseek.agents.replies import (
         AnswerReply,
         CoverageReply,
+        CurateReply,
         DemandsReply,
         ForcedChoiceReply,
         KeepReply,
@@ -323,6 +332,7 @@ def test_every_reply_fits_its_stage_schema(episodes: dict[str, list[tuple[Any, A
         "demands": DemandsReply,
         "plan": PlanReply,
         "seek": SeekReply,
+        "curate": CurateReply,
         "coverage": CoverageReply,
         "triage": TriageReply,
     }
@@ -338,7 +348,9 @@ def test_every_reply_fits_its_stage_schema(episodes: dict[str, list[tuple[Any, A
                     reply = schemas[call.stage or ""]
                 assert parse_reply(call.output, reply).ok, (call.stage, call.output)
                 assert call.usage.input_tokens and call.usage.output_tokens
-    assert {"passive", "single_step", "demands", "plan", "seek", "keep", "answer"} <= stages
+    assert {"passive", "single_step", "demands", "plan", "seek", "keep", "curate", "answer"} <= stages
+    split_seeks = [c for _, t, _ in episodes["eviseek-split"] for c in t.calls if c.stage == "seek"]
+    assert any('"keep": true' in c.output for c in split_seeks)
 
 
 def _chance(q: Any) -> float:

@@ -20,7 +20,9 @@ demands         DemandsReply        max_demands, guidance, intents
 plan            PlanReply           demands, max_subtasks, guidance, intents
 seek            SeekReply           subtask, demand, intents, legal_actions, remaining_steps,
                                     pose, frame_id, working_memory, trail, steps_used,
-                                    guidance
+                                    guidance; with split retention also ask_keep=True
+curate          CurateReply         intent, subtask, demand, candidate_frame_ids, outcomes,
+                                    working_memory (split retention only)
 keep            KeepReply           purpose="keep", intent, target, subtask, demand,
                                     before_frame_id, candidate_frame_ids, outcomes,
                                     working_memory
@@ -178,8 +180,16 @@ class SeekReply(_Reply):
     )
     target: str = ""
     reasoning: str = Field(default="", validation_alias=AliasChoices("reasoning", "rationale", "reason"))
+    keep: bool = Field(default=False, validation_alias=AliasChoices("keep", "keep_view", "retain"))
+    """Split retention only: keep the current view on the evidence board (absent means no)."""
+    keep_note: str = Field(default="", validation_alias=AliasChoices("keep_note", "note"))
 
-    _text = field_validator("target", "reasoning", mode="before")(_as_text)
+    _text = field_validator("target", "reasoning", "keep_note", mode="before")(_as_text)
+
+    @field_validator("keep", mode="before")
+    @classmethod
+    def _keep(cls, value: Any) -> Any:
+        return False if value is None else value
 
     @field_validator("args", mode="before")
     @classmethod
@@ -203,6 +213,27 @@ class KeepReply(_Reply):
         if value is None:
             return []
         if isinstance(value, int):
+            return [value]
+        return value
+
+
+class CurateReply(_Reply):
+    """Split retention's curator: which intermediate frames of an intent go on the board."""
+
+    frames: list[int] = Field(
+        default_factory=list, validation_alias=AliasChoices("frames", "keep", "selected")
+    )
+    """1-based positions among the frames shown; empty keeps none."""
+    note: str = ""
+
+    _text = field_validator("note", mode="before")(_as_text)
+
+    @field_validator("frames", mode="before")
+    @classmethod
+    def _frames(cls, value: Any) -> Any:
+        if value is None or value is False:
+            return []
+        if isinstance(value, int) and not isinstance(value, bool):
             return [value]
         return value
 

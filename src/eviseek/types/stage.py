@@ -41,6 +41,8 @@ class Stage(str, Enum):
     """EviSeek: the next intent for the active subtask."""
     KEEP = "keep"
     """EviSeek: which new views go on the evidence board."""
+    CURATE = "curate"
+    """EviSeek with split retention: which intermediate frames of an intent go on the board."""
     COVERAGE = "coverage"
     """EviSeek with coverage control: continue, replan or answer."""
     ANSWER = "answer"

@@ -278,12 +278,22 @@ def _answer_image_views(
             "unmatched images are shown without a frame id"
         )
         ids = (ids + [None] * len(trajectory.answer_images))[: len(trajectory.answer_images)]
+    # Frames the guarded answer context added to an empty board (EviSeek's guarded_answer).
+    unretained = {
+        int(f)
+        for e in trajectory.events
+        if e.kind == "guarded_context"
+        for f in e.data.get("frame_ids", [])
+        if isinstance(f, int)
+    }
     out = []
     for pos, (img, fid) in enumerate(zip(trajectory.answer_images, ids, strict=True)):
         if fid is None:
             label = "frame unknown"
         elif fid < 0:
             label = "task reference image"
+        elif fid in unretained:
+            label = f"frame {fid}, unretained context (the board was empty)"
         else:
             label = f"frame {fid}"
         out.append(

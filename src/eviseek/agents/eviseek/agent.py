@@ -17,6 +17,7 @@ from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import EviSeekConfig, EviSeekNavConfig
 from eviseek.agents.eviseek.control import coverage_check, triage
 from eviseek.agents.eviseek.coverage_control import run_with_coverage_control
+from eviseek.agents.eviseek.curator import curate, keep_current
 from eviseek.agents.eviseek.intents import TRACKING_INTENTS, CompiledIntent, IntentLibrary
 from eviseek.agents.eviseek.keeper import review, target_visible
 from eviseek.agents.eviseek.planner import Subtask, demands_from_reply, plan_from_reply
@@ -71,7 +72,7 @@ class EviSeekAgent:
             caller=caller,
             traj=traj,
             legal=legal,
-            library=IntentLibrary(legal, atomic_only=cfg.no_intents),
+            library=IntentLibrary(legal, atomic_only=cfg.no_intents, look_up=cfg.look_up),
             view=obs.image,
             frame_id=obs.frame_id,
             board=EvidenceBoard(traj),
@@ -98,6 +99,7 @@ class EviSeekAgent:
             forced_choice=cfg.forced_choice,
             board=ep.board,
             at_step=ep.steps_used,
+            guarded=cfg.guarded_answer,
         )
         ep.sync_plan()
         finish(traj, question, answer=answer, raw_answer=raw, mode=ep.plan.mode, started=started)
@@ -252,6 +254,8 @@ class EviSeekAgent:
                 "notes": [],
             }
             ep.decisions().append(record)
+            if keep_current(ep, subtask, decision) is not None:
+                record["kept_current"] = True
             if decision.intent == DONE:
                 subtask.status = "done"
                 return
@@ -296,7 +300,12 @@ class EviSeekAgent:
         steps, aborted = await self._execute(ep, subtask, compiled, record["index"])
         record["executed"] = len(steps)
         record["aborted"] = aborted
-        kept = await review(ep, subtask, compiled, before, before_frame, steps, memory) if steps else []
+        if not steps:
+            kept = []
+        elif ep.cfg.retention == "split":
+            kept = await curate(ep, subtask, compiled, steps, memory)
+        else:
+            kept = await review(ep, subtask, compiled, before, before_frame, steps, memory)
         outcome = "; ".join(
             feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)
         )
@@ -310,7 +319,7 @@ class EviSeekAgent:
         if compiled.kind == "manipulation":
             # Object choices can change after an intervention; refresh what is on offer.
             ep.legal = await ep.env.legal_actions()
-            ep.library = IntentLibrary(ep.legal, atomic_only=ep.cfg.no_intents)
+            ep.library = IntentLibrary(ep.legal, atomic_only=ep.cfg.no_intents, look_up=ep.cfg.look_up)
             ep.pose.update_legal(ep.legal)
 
     async def _execute(

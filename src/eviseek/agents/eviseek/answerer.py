@@ -130,6 +130,56 @@ def build_context(
     return ctx
 
 
+def unretained_views(traj: Trajectory) -> list[tuple[str, Image, int]]:
+    """The most recent view and the first view of an episode (one entry when they coincide)."""
+    first = (
+        [("the first view of the episode", traj.initial_image, _initial_frame(traj))]
+        if traj.initial_image is not None
+        else []
+    )
+    last = [
+        (f"the most recent view, after step {s.index}", s.image, s.frame_id)
+        for s in reversed(traj.steps)
+        if s.image is not None
+    ][:1]
+    views = [*last, *first]
+    if len(views) == 2 and views[0][2] == views[1][2]:
+        views = views[:1]
+    return views
+
+
+def add_unretained_context(
+    ctx: AnswerContext, traj: Trajectory, *, feedback_chars: int, at_step: int
+) -> list[int]:
+    """Guarded answer context (ours): give an empty board the latest and the first view.
+
+    The paper lets subtasks close with nothing retained, and its answerer then sees no scene
+    image; on our tabletop those blind answers are right far less often than the rest. The
+    views are labelled as unretained so the answerer knows no stage chose them as evidence.
+    The event ``guarded_context`` records which frames were added. Returns their frame ids.
+    """
+    views = unretained_views(traj)
+    if not views:
+        return []
+    ctx.items_title = "No evidence was retained; views shown as unretained context instead"
+    for caption, img, fid in views:
+        ctx.items.append(
+            {"label": f"Unretained context (view {fid}, {caption}; not chosen as evidence):", "image": img}
+        )
+        ctx.images.append(img)
+        ctx.frame_ids.append(fid)
+    traj.log(
+        "guarded_context",
+        f"empty board: the answer call sees {len(views)} unretained view(s) (frames "
+        + ", ".join(str(v[2]) for v in views)
+        + ")",
+        stage=Stage.ANSWER,
+        at_step=at_step,
+        data={"frame_ids": [v[2] for v in views]},
+    )
+    return [v[2] for v in views]
+
+
 async def answer_episode(
     caller: StageCaller,
     question: Question,
@@ -144,10 +194,13 @@ async def answer_episode(
     forced_choice: bool,
     board: EvidenceBoard | None = None,
     at_step: int = 0,
+    guarded: bool = False,
 ) -> tuple[str | None, str | None]:
     """Ask the answering call from ``memory``; fill ``answer_images``/``answer_frame_ids``.
 
     Returns ``(answer, raw_answer)`` after normalisation (and a forced choice if needed).
+    ``guarded`` (ours, off by default): an empty board gets the guarded context of
+    :func:`add_unretained_context` instead of no scene image at all.
     """
     ctx = build_context(
         traj,
@@ -165,6 +218,8 @@ async def answer_episode(
             stage=Stage.ANSWER,
             at_step=at_step,
         )
+        if guarded:
+            add_unretained_context(ctx, traj, feedback_chars=feedback_chars, at_step=at_step)
     demands = traj.plan.get("demands", []) if show_demands else []
     images = [*references, *ctx.images]
     frame_ids = [*([-1] * len(references)), *ctx.frame_ids]

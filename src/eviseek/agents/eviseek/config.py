@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Memory = Literal["board", "recent", "uniform"]
+Retention = Literal["merged", "split"]
 
 
 class EviSeekConfig(BaseModel):
@@ -50,6 +51,20 @@ class EviSeekConfig(BaseModel):
     seeker decision that added evidence, and whenever the seeker says DONE or BLOCKED, decides
     whether the active subtask is complete, whether to replan, and when to stop. The seeker's
     DONE becomes a request the controller may refuse."""
+
+    retention: Retention = "merged"
+    """Who retains evidence. ``merged`` (ours, the default so far): one keeper call after each
+    intent sees up to ``keep_candidates`` of its new views and keeps some. ``split`` (the paper's
+    stage prompts, app. G): the seeker's reply says whether to keep the current view, and a
+    separate curator call picks intermediate frames of each executed intent's sequence."""
+    guarded_answer: bool = False
+    """Guarded answer context (ours; off = the paper's behaviour): when the board is empty at
+    answer time, the answerer gets the most recent and the first view, labelled as unretained
+    context, instead of no scene image. Recorded as a ``guarded_context`` event."""
+    look_up: bool = False
+    """Offer LOOK_UP, a tilt-up intent (ours; no intent of the paper's Table 8 raises the camera's
+    pitch, so a scene first seen from straight above cannot be looked at from the side again
+    without one). Needs a ``turn_up`` primitive; not offered otherwise."""
 
     skip_repeated_failures: bool = False
     """Within one intent, skip the repeats of a camera primitive that just failed (a move into a

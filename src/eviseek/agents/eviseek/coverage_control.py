@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from eviseek.agents.eviseek.answerer import feedback_note, informative
+from eviseek.agents.eviseek.curator import keep_current
 from eviseek.agents.eviseek.planner import Subtask, subtasks_from_items
 from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, seek
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
@@ -108,6 +109,8 @@ async def _run_subtask(ep: Episode, subtask: Subtask, state: CoverageState, act:
             "notes": [],
         }
         ep.decisions().append(record)
+        if keep_current(ep, subtask, decision) is not None:  # split retention only
+            record["kept_current"] = True
         if decision.intent in (DONE, BLOCKED):
             trigger: Trigger = "seeker_done" if decision.intent == DONE else "seeker_blocked"
             verdict = await _check(ep, state, subtask, trigger)

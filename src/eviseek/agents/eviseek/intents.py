@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from eviseek.types import Action, ActionSpec
 
 IntentKind = Literal["viewpoint", "manipulation", "atomic"]
-VIEWPOINT_INTENTS = ("FACE", "APPROACH", "GOTO", "SWEEP", "ORBIT", "RISE_TOPDOWN", "RETREAT_WIDE")
+VIEWPOINT_INTENTS = ("FACE", "APPROACH", "GOTO", "SWEEP", "ORBIT", "RISE_TOPDOWN", "RETREAT_WIDE", "LOOK_UP")
 TRACKING_INTENTS = ("APPROACH", "ORBIT")
 
 
@@ -103,7 +103,8 @@ def _number(args: dict[str, Any], keys: tuple[str, ...]) -> float | None:
 class IntentLibrary:
     """The intents one environment supports, built from its legal atomic actions."""
 
-    def __init__(self, legal: list[ActionSpec], *, atomic_only: bool = False) -> None:
+    def __init__(self, legal: list[ActionSpec], *, atomic_only: bool = False, look_up: bool = False) -> None:
+        self.look_up = look_up
         self.legal = [s for s in legal if s.kind != "control"]
         self.atomic_only = atomic_only
         self.prim = {s.name: s for s in self.legal}
@@ -236,6 +237,23 @@ class IntentLibrary:
                             name="degrees", minimum=self.tilt, maximum=90, default=min(90, self.tilt * 3)
                         )
                     ],
+                )
+            )
+        if self.look_up and self.has("turn_up"):
+            # Ours (EviSeekConfig.look_up): the paper's intents only ever pitch down.
+            back = self.has("move_backward")
+            params = [
+                IntentParam(name="degrees", minimum=self.tilt, maximum=90, default=min(90, self.tilt * 3))
+            ]
+            if back:
+                params.append(IntentParam(name="back", minimum=0, maximum=4, default=0))
+            specs.append(
+                IntentSpec(
+                    name="LOOK_UP",
+                    description="tilt the camera up (backing away first if asked) to see from the side "
+                    "what was seen from above",
+                    compiles_to=("[k x move_backward] + " if back else "") + "n x turn_up",
+                    params=params,
                 )
             )
         if self.has("move_backward"):
@@ -468,3 +486,10 @@ class IntentLibrary:
     ) -> tuple[list[Action] | None, str | None]:
         k = self._count(args, ("steps", "k", "count"), 1, 4, 2, notes, "steps")
         return [Action(name="move_backward")] * k, None
+
+    def _c_look_up(self, args: dict[str, Any], notes: list[str]) -> tuple[list[Action] | None, str | None]:
+        back = (
+            self._count(args, ("back", "steps"), 0, 4, 0, notes, "back") if self.has("move_backward") else 0
+        )
+        n = self._turns_for(args, min(self.max_tilts, 3), notes, hi=self.max_tilts, step=self.tilt)
+        return [*([Action(name="move_backward")] * back), *([Action(name="turn_up")] * n)], None

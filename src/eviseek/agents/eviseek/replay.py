@@ -80,6 +80,7 @@ async def replay_answer(
         references=refs,
         forced_choice=cfg.forced_choice,
         at_step=len(traj.steps),
+        guarded=cfg.guarded_answer,
     )
     mode = trajectory.result.mode if trajectory.result is not None else traj.plan.get("mode")
     # wall_time_s counts this replay only: the exploration was not re-run.

@@ -4,7 +4,9 @@ Its inputs are the subtask's goal (and demand), the current view, the subtask's 
 the recent action trail with feedback, and the dead-reckoned pose annotation, plus the task's
 exploration advice (appendix D: EviSeek gets the same advice as Single-model, spread over the
 planning, seeking and answering stages; the seeker is the stage that acts on it). It never sees the
-evidence board: retention and control are kept apart, as in the paper.
+evidence board: retention and control are kept apart, as in the paper. With split retention
+(``EviSeekConfig.retention="split"``, the paper's stage prompts) its reply also says whether to
+keep the current view.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ class SeekDecision:
     target: str = ""
     reasoning: str = ""
     fallback: bool = False
+    keep: bool = False
+    """Split retention: the seeker asked to keep the view it decided on."""
+    keep_note: str = ""
 
 
 def fallback_decision(ep: Episode) -> SeekDecision:
@@ -66,6 +71,7 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
     """Ask the seeker for the next intent of ``subtask``."""
     demand = ep.demand_of(subtask)
     fb = fallback_decision(ep)
+    ask_keep = ep.cfg.retention == "split"
     parsed, _ = await ep.caller.ask_rendered(
         Stage.SEEK,
         SeekReply,
@@ -84,6 +90,7 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
             "trail": ep.trail[-ep.cfg.trail_window :],
             "steps_used": ep.steps_used,
             "guidance": ep.question.guidance,
+            **({"ask_keep": True} if ask_keep else {}),
         },
         context={
             "question": ep.question,
@@ -97,6 +104,7 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
             "budget": ep.cfg.budget,
             "view": ep.view,
             "intents": ep.library.lines(),
+            "ask_keep": ask_keep,
         },
     )
     reply = parsed.value
@@ -107,4 +115,6 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
         args=reply.args,
         target=reply.target,
         reasoning=reply.reasoning,
+        keep=ask_keep and reply.keep,
+        keep_note=reply.keep_note,
     )

@@ -118,6 +118,7 @@ class ReferenceModel:
             Stage.PLAN: _plan,
             Stage.SEEK: _seek,
             Stage.KEEP: _keep,
+            Stage.CURATE: _curate,
             Stage.COVERAGE: _coverage,
             Stage.TRIAGE: _triage,
             Stage.BLIND: _answer,
@@ -365,11 +366,17 @@ def _seek(req: Request) -> dict[str, Any]:
         return policy.Intent("BLOCKED", reasoning="no current view was shown").reply()
     if navigate.is_navigation(offered):
         name, args, why = navigate.nav_intent(req.task, view, memory, req.trail, remaining)
-        return policy.Intent(name, dict(args), reasoning=why).reply()
+        nav_reply = policy.Intent(name, dict(args), reasoning=why).reply()
+        if req.meta.get("ask_keep"):
+            nav_reply.update(_seek_keep(req, view))
+        return nav_reply
     pose = policy.PoseEstimate.from_metadata(req.meta.get("pose"))
     pose.pitch_floor = any("pitch>=-90" in m for m in memory + req.trail)
     routine = policy.routine_of_goal(str(subtask.get("goal", "")), req.task)
-    return policy.seek_intent(routine, req.task, view, pose, offered, memory, remaining, specs).reply()
+    reply = policy.seek_intent(routine, req.task, view, pose, offered, memory, remaining, specs).reply()
+    if req.meta.get("ask_keep"):
+        reply.update(_seek_keep(req, view))
+    return reply
 
 
 def _keep(req: Request) -> dict[str, Any]:
@@ -378,10 +385,36 @@ def _keep(req: Request) -> dict[str, Any]:
     views = req.views
     # The first image is the view before the intent; the rest are the new candidates.
     candidates = views[1:] if len(views) > 1 else views
+    return _judge_views(req, candidates, _tested(req))
+
+
+def _tested(req: Request) -> bool:
+    """Whether the reported outcomes include a physical test (not only camera moves)."""
+    outcomes = req.meta.get("outcomes") or []
+    return any(str(o.get("operation", "")) not in _CAMERA for o in outcomes if isinstance(o, dict))
+
+
+def _curate(req: Request) -> dict[str, Any]:
+    """Split retention's curator: the keeper's judgement over the intermediate frames shown."""
+    verdict = _judge_views(req, req.views, _tested(req))
+    return {"frames": verdict["frames"] if verdict["keep"] else [], "note": verdict["note"]}
+
+
+def _seek_keep(req: Request, view: View) -> dict[str, Any]:
+    """Split retention's keep field of a seek reply: the keeper's judgement of the current view.
+
+    Whether that view shows a test's outcome is read from the last line of the action trail.
+    """
+    trail = [str(t) for t in req.trail]
+    last = trail[-1].split(":", 1)[-1].strip() if trail else ""
+    action = last.split("(", 1)[0].split(" ", 1)[0]
+    verdict = _judge_views(req, [view], bool(action) and action not in _CAMERA)
+    return {"keep": verdict["keep"], "keep_note": verdict["note"] if verdict["keep"] else ""}
+
+
+def _judge_views(req: Request, candidates: list[View], tested: bool) -> dict[str, Any]:
     if req.meta.get("navigation") and req.task.kind == "unknown":
         return _keep_named_colour(req, candidates)
-    outcomes = req.meta.get("outcomes") or []
-    tested = any(str(o.get("operation", "")) not in _CAMERA for o in outcomes if isinstance(o, dict))
     scores = [quality(req.task, v) for v in candidates]
     if not scores:
         return {"keep": False, "frames": [], "note": "nothing new to keep"}

@@ -343,7 +343,14 @@ def _tilted_intent(task: Task, view: View, pose: PoseEstimate, offered: list[str
     target = _target_text(task)
     if tried == 0:
         if view.steep:
-            # Already looking down: only sideways shifts are on offer among the intents.
+            if "LOOK_UP" in offered:
+                # Looking steeply down: come lower and pitch up so the object shows its sides.
+                return Intent(
+                    "LOOK_UP",
+                    {"degrees": 45, "back": 2},
+                    reasoning="I see the object from steeply above; back away and tilt up to see its side",
+                )
+            # Otherwise only sideways shifts are on offer among the intents.
             if "ORBIT" in offered:
                 return Intent(
                     "ORBIT",

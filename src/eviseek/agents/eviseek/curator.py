@@ -1,0 +1,113 @@
+"""Split retention (the paper's stage prompts): the seeker keeps the current view, a curator
+picks intermediate frames.
+
+With ``EviSeekConfig.retention="split"`` the merged keeper is not called. Instead:
+
+- each seeker reply carries a keep decision about the view it was shown (the current view, i.e.
+  the end of the previous intent or the initial view); :func:`keep_current` puts that view on the
+  board, so a view the seeker stops on is never lost;
+- after each executed intent, :func:`curate` shows a curator call the frames the intent passed
+  through before its last one (up to ``keep_candidates``, evenly spaced) and adds the ones it
+  picks. The last frame is the seeker's to judge at its next decision.
+
+Both write full provenance (frame, step, outcome, intent, subtask, demand, note).
+"""
+
+from __future__ import annotations
+
+from eviseek.agents.eviseek.answerer import feedback_note, informative
+from eviseek.agents.eviseek.intents import CompiledIntent
+from eviseek.agents.eviseek.keeper import candidate_steps
+from eviseek.agents.eviseek.planner import Subtask
+from eviseek.agents.eviseek.seeker import SeekDecision
+from eviseek.agents.eviseek.state import Episode, WorkingMemory
+from eviseek.agents.replies import CurateReply
+from eviseek.types import EvidenceItem, Stage, StepRecord
+
+
+def keep_current(ep: Episode, subtask: Subtask, decision: SeekDecision) -> EvidenceItem | None:
+    """Put the view the seeker decided on onto the board if its reply asked to keep it."""
+    if not decision.keep or ep.view is None:
+        return None
+    last = ep.traj.steps[-1] if ep.traj.steps else None
+    from_step = last if last is not None and last.frame_id == ep.frame_id else None
+    return ep.board.add(
+        frame_id=ep.frame_id,
+        step_index=from_step.index if from_step is not None else 0,
+        image=ep.view,
+        outcome=from_step.feedback if from_step is not None else None,
+        intent=from_step.intent if from_step is not None else None,
+        subtask=subtask.id,
+        demand=None if ep.cfg.no_demands else subtask.demand,
+        note=decision.keep_note or "kept by the seeker",
+    )
+
+
+async def curate(
+    ep: Episode,
+    subtask: Subtask,
+    compiled: CompiledIntent,
+    steps: list[StepRecord],
+    memory: WorkingMemory | None = None,
+) -> list[EvidenceItem]:
+    """Ask the curator about an intent's intermediate frames; add the picked ones to the board.
+
+    An intent of one action has no intermediate frame, and no call is made.
+    """
+    candidates = candidate_steps(steps[:-1], ep.cfg.keep_candidates)
+    if not candidates:
+        return []
+    outcomes = [feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)]
+    demand = ep.demand_of(subtask)
+    intent_text = compiled.name if not compiled.target else f"{compiled.name} (target: {compiled.target})"
+    tried = memory.recent() if memory is not None else []
+    parsed, _ = await ep.caller.ask_rendered(
+        Stage.CURATE,
+        CurateReply,
+        fallback="keep no intermediate frame",
+        at_step=ep.steps_used,
+        metadata={
+            **ep.base_metadata(),
+            "intent": compiled.name,
+            "target": compiled.target,
+            "subtask": subtask.model_dump(),
+            "demand": demand,
+            "candidate_frame_ids": [s.frame_id for s in candidates],
+            "outcomes": [s.feedback.model_dump() for s in steps],
+            "working_memory": tried,
+            "navigation": ep.library.nav_only,
+        },
+        context={
+            "question": ep.question,
+            "subtask": subtask,
+            "demand": demand,
+            "intent": intent_text,
+            "outcome": "; ".join(outcomes),
+            "memory": tried,
+            "candidates": [{"step": s.index, "image": s.image} for s in candidates],
+        },
+    )
+    reply = parsed.value
+    if reply is None:
+        return []  # unreadable: the seeker still judges the intent's last view
+    picks = sorted({i for i in reply.frames if 1 <= i <= len(candidates)})
+    if len(picks) != len(set(reply.frames)):
+        ep.traj.log(
+            "curate_repaired",
+            f"curator named views {reply.frames} but only 1..{len(candidates)} exist; kept the valid ones",
+            stage=Stage.CURATE,
+            at_step=ep.steps_used,
+        )
+    return [
+        ep.board.add(
+            frame_id=candidates[i - 1].frame_id,
+            step_index=candidates[i - 1].index,
+            image=candidates[i - 1].image,
+            outcome=candidates[i - 1].feedback,
+            intent=compiled.name,
+            subtask=subtask.id,
+            demand=None if ep.cfg.no_demands else subtask.demand,
+            note=reply.note or "picked by the curator",
+        )
+        for i in picks
+    ]
