@@ -8,6 +8,7 @@ test checks the routine and the solver together.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from eviseek.envs.tabletop.env import TabletopEnv
@@ -16,7 +17,7 @@ from eviseek.models.reference.policy import DRAPE_PLAN, JAR_PLAN, SIDE_PLAN, rou
 from eviseek.models.reference.solve import solve
 from eviseek.models.reference.task import read_task
 from eviseek.models.reference.vision import analyse
-from eviseek.types import Action
+from eviseek.types import Action, Image
 
 
 @pytest.mark.slow
@@ -100,3 +101,17 @@ def test_reflection_authoring_tells_a_reflection_by_its_size_in_the_first_view()
             assert solve(task, [analyse(obs.image)]).answer == q.ground_truth
     finally:
         env.close()
+
+
+def test_white_balance_against_the_tabletop_recovers_colours_under_a_tinted_dim_light() -> None:
+    tint = np.array([0.55, 0.42, 0.3])  # a dim, warm light (the tabletop is the white reference)
+    img = np.zeros((120, 160, 3), dtype=np.float64)
+    img[:, :] = (220, 192, 151)
+    img[40:60, 30:50] = (230, 120, 200)  # a pink object
+    img[40:60, 100:120] = (40, 70, 230)  # a blue one
+    lit = Image.from_array((img * tint).astype(np.uint8))
+    plain, fixed = analyse(lit), analyse(lit, balance=True)
+    assert fixed.largest("pink") is not None and fixed.largest("blue") is not None
+    assert plain.largest("pink") is None  # under the warm light it reads as another colour
+    task = read_task("How many pink cubes are on the table? The light has since changed.", {})
+    assert task.light_changed

@@ -61,7 +61,8 @@ class Request:
     def views(self) -> list[View]:
         """Every attached image, analysed, in order."""
         if self._views is None:
-            self._views = [analyse(img) for img in self.images]
+            balance = self.task.light_changed
+            self._views = [analyse(img, balance=balance) for img in self.images]
         return self._views
 
     @property

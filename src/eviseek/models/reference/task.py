@@ -125,6 +125,13 @@ class Task(BaseModel):
     """The task's advice text, when the request carries it (metadata or the prompt's advice line)."""
 
     @property
+    def light_changed(self) -> bool:
+        """The question says the light has changed since the reference image (Illumination
+        Variability): colours are read after dividing out the light."""
+        low = self.text.lower()
+        return "light" in low and "changed" in low
+
+    @property
     def tall_lookalikes(self) -> bool:
         """For counts of cubes: the advice warns of taller blocks that look the same from above,
         so only a view from the side tells them apart (Category Ambiguity)."""

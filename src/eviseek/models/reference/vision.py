@@ -241,14 +241,33 @@ def _classify(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return idx, ok
 
 
-def analyse(image: Image) -> View:
-    """Analyse an image (cached by content, so repeated frames cost nothing)."""
-    key = image.digest()
+TABLE_UNDER_WHITE_LIGHT = (220, 192, 151)
+"""How the bare tabletop renders under the usual white light (measured on tabletop renders)."""
+
+
+def balanced(rgb: np.ndarray) -> np.ndarray:
+    """``rgb`` with the light's colour and strength divided out, using the tabletop as the white
+    reference: the tabletop is one flat plane, so its colour is the picture's most common one,
+    and it is scaled back to how it looks under white light (a von Kries correction)."""
+    flat = rgb.reshape(-1, 3).astype(np.int64)
+    codes = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
+    mode = int(np.bincount(codes).argmax())
+    seen = np.array([(mode >> 16) & 255, (mode >> 8) & 255, mode & 255], dtype=np.float32)
+    gain = np.asarray(TABLE_UNDER_WHITE_LIGHT, dtype=np.float32) / np.maximum(seen, 1.0)
+    return np.asarray(np.clip(rgb.astype(np.float32) * gain, 0, 255).astype(np.uint8))
+
+
+def analyse(image: Image, *, balance: bool = False) -> View:
+    """Analyse an image (cached by content, so repeated frames cost nothing).
+
+    With ``balance`` the light's colour is divided out first (see :func:`balanced`), for scenes
+    whose light has been changed."""
+    key = image.digest() + (":balanced" if balance else "")
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    view = analyse_array(image.array())
+    view = analyse_array(balanced(image.array()) if balance else image.array())
     _CACHE[key] = view
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
