@@ -150,9 +150,21 @@ def test_two_runs_side_by_side(tmp_path: Path) -> None:
     labels = [s.label for s in files.data.systems]
     assert labels[0] == "qwen3-vl-32b / passive" and labels[-1] == "gemini-3.1-pro / eviseek"
     pairs = [(t.a, t.b) for t in files.data.comparisons]
-    assert ("qwen3-vl-32b / eviseek", "qwen3-vl-32b / passive") in pairs
-    assert ("gemini-3.1-pro / eviseek", "qwen3-vl-32b / eviseek") in pairs
-    assert len(pairs) == 3 + 3 + 3
+    # The paper's family: EviSeek against each baseline per backbone, four comparisons.
+    assert pairs == [
+        ("qwen3-vl-32b / eviseek", "qwen3-vl-32b / passive"),
+        ("qwen3-vl-32b / eviseek", "qwen3-vl-32b / single-model"),
+        ("gemini-3.1-pro / eviseek", "gemini-3.1-pro / passive"),
+        ("gemini-3.1-pro / eviseek", "gemini-3.1-pro / single-model"),
+    ]
+    assert files.data.settings["family"] == "paper" and files.data.settings["seed"] == 20261012
+    assert (
+        "seed 20261012" in files.markdown.read_text() and "family: the paper's" in files.markdown.read_text()
+    )
+    wide = build_report([a, b], tmp_path / "all", n_resamples=200, episodes=False, compare="all")
+    wide_pairs = [(t.a, t.b) for t in wide.data.comparisons]
+    assert ("gemini-3.1-pro / eviseek", "qwen3-vl-32b / eviseek") in wide_pairs
+    assert len(wide_pairs) == 3 + 3 + 3
     assert all(t.p_holm is not None for t in files.data.comparisons)
     html = files.html.read_text()
     assert '<th colspan="3" class="group">qwen3-vl-32b</th>' in html
@@ -225,6 +237,29 @@ def test_report_cli(run_one: Path, tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert "eviseek" in res.output and "accuracy" in res.output
+    assert "Holm family paper" in res.output and "bootstrap seed 20261012" in res.output
+    mine = runner.invoke(
+        app,
+        [
+            "report",
+            str(run_one),
+            "--out",
+            str(tmp_path / "mine"),
+            "--resamples",
+            "100",
+            "--no-episodes",
+            "--compare",
+            "single-model:passive",
+            "--seed",
+            "7",
+        ],
+    )
+    assert mine.exit_code == 0, mine.output
+    assert "paired comparisons: 1, Holm family custom" in mine.output and "seed 7" in mine.output
+    wrong = runner.invoke(
+        app, ["report", str(run_one), "--out", str(tmp_path / "w"), "--compare", "eviseek:nope"]
+    )
+    assert wrong.exit_code == 1 and "not two known systems" in wrong.output
     assert (out / "index.html").is_file() and not (out / "episodes").exists()
     bad = runner.invoke(app, ["report", str(tmp_path / "missing")])
     assert bad.exit_code == 1

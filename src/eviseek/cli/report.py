@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from eviseek.eval.config import PAPER_SEED
+
 
 def report(
     run_dirs: list[Path] = typer.Argument(..., help="One or more run directories written by `eviseek eval`."),
@@ -15,7 +17,16 @@ def report(
     resamples: int = typer.Option(
         200_000, "--resamples", min=1, help="Paired-bootstrap resamples per comparison."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the paired bootstrap."),
+    seed: int = typer.Option(
+        PAPER_SEED, "--seed", help="Seed of the paired bootstrap (default: the paper's, 20261012)."
+    ),
+    compare: str = typer.Option(
+        "paper",
+        "--compare",
+        help="The comparisons Holm-corrected together: 'paper' (EviSeek against each baseline per run, "
+        "the paper's family), 'all' (every pair of agents in a run and each agent across runs) or "
+        "pairs of system labels written A:B,C:D (A minus B).",
+    ),
     confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
     episodes: bool = typer.Option(
         True, "--episodes/--no-episodes", help="Write one viewer page per episode and link to it."
@@ -32,7 +43,13 @@ def report(
         raise typer.Exit(1)
     try:
         files = build_report(
-            run_dirs, out, n_resamples=resamples, seed=seed, confidence=confidence, episodes=episodes
+            run_dirs,
+            out,
+            n_resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+            episodes=episodes,
+            compare=compare,
         )
     except (EviseekError, FileNotFoundError, ValueError) as exc:
         fail(str(exc))
@@ -43,6 +60,11 @@ def report(
     for label, acc in overall.acc.items():
         shown = "n/a" if acc is None else f"{acc:.1f}%"
         typer.echo(f"{label:<40} accuracy {shown} over {overall.n[label]} questions")
+    settings = files.data.settings
+    typer.echo(
+        f"paired comparisons: {len(files.data.comparisons)}, Holm family {settings['family']} "
+        f"({settings['family_description']}), bootstrap seed {settings['seed']}"
+    )
     for note in files.data.warnings:
         typer.echo(f"note: {note}")
     typer.echo(f"report:  {files.html}")

@@ -18,6 +18,9 @@ from pydantic import BaseModel, Field, field_validator
 
 from eviseek.errors import ConfigError
 
+PAPER_SEED = 20261012
+"""The paper's bootstrap seed (app. A, "Paired significance tests"); every bootstrap's default here."""
+
 RUN_FILE = "run.json"
 
 # Words that suggest a model argument is a credential. Such values must come from the environment

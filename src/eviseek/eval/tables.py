@@ -328,7 +328,9 @@ def resource_table(usage: dict[str, ResourceUsage], systems: Sequence[SystemResu
     return t
 
 
-def comparison_table(tests: Sequence[PairedTest], confidence: float, n_resamples: int, seed: int) -> Table:
+def comparison_table(
+    tests: Sequence[PairedTest], confidence: float, n_resamples: int, seed: int, *, family: str = ""
+) -> Table:
     """Table 9: accuracy difference A − B with bootstrap CI, n+/n−, exact McNemar p and Holm."""
     pct = f"{100 * confidence:g}%"
     t = Table(
@@ -337,7 +339,8 @@ def comparison_table(tests: Sequence[PairedTest], confidence: float, n_resamples
         caption=f"Δ = accuracy of A − accuracy of B (pp) on the questions both were evaluated on, with "
         f"pointwise paired-bootstrap {pct} percentile CIs ({n_resamples:,} resamples of question "
         f"ids, seed {seed}). n+/n− count questions correct only for A / only for B. p: two-sided "
-        f"exact McNemar; Holm-corrected across the {len(tests)} comparison(s) shown.",
+        f"exact McNemar; Holm-corrected across the {len(tests)} comparison(s) shown"
+        + (f" (family: {family})." if family else "."),
         columns=["A", "B", "#Q", "Acc A", "Acc B", "Δ", f"{pct} CI", "n+/n−", "p", "p (Holm)"],
     )
     for r in tests:

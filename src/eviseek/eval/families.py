@@ -1,0 +1,105 @@
+"""Which paired comparisons form the Holm family of a report.
+
+Holm's correction depends on the set of tests corrected together, so the report names that set.
+The paper (app. A, "Paired significance tests") compares EviSeek with each baseline separately
+for each backbone and corrects across those comparisons (four for two backbones and two
+baselines); its bootstrap uses seed 20261012. That is the report's default here.
+
+``--compare`` chooses another family: ``paper``, ``all`` (every pair of agents within a run,
+then the same agent across runs; the report's default before this family existed), or an explicit
+list ``A:B,C:D`` of system labels (the difference is A - B).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from eviseek.eval.metrics import SystemResults, default_pairs
+from eviseek.eval.stats import PAPER_SEED
+
+__all__ = ["PAPER_SEED", "ComparisonFamily", "choose_family", "paper_pairs"]
+
+# Agents that are the method under test rather than a baseline (EviSeek and its navigation form).
+_METHODS = ("eviseek", "eviseek-nav")
+
+
+class ComparisonFamily(BaseModel):
+    """The comparisons corrected together, and how they were chosen."""
+
+    name: str
+    """``paper``, ``all`` or ``custom``."""
+    description: str
+    pairs: list[tuple[str, str]]
+
+
+def _base(agent: str) -> str:
+    return agent.split(":", 1)[0]
+
+
+def _is_method(system: SystemResults) -> bool:
+    # Only the plain method: a variant with options (eviseek:no_board) is an ablation, not the
+    # system the paper tests against its baselines.
+    return system.agent in _METHODS
+
+
+def _is_baseline(system: SystemResults) -> bool:
+    return not _base(system.agent).startswith("eviseek")
+
+
+def paper_pairs(systems: Sequence[SystemResults]) -> list[tuple[str, str]]:
+    """EviSeek minus each baseline, within each run (one run per backbone), in listed order."""
+    pairs: list[tuple[str, str]] = []
+    for run in dict.fromkeys(s.run for s in systems):
+        members = [s for s in systems if s.run == run]
+        for method in (s for s in members if _is_method(s)):
+            pairs += [(method.label, b.label) for b in members if _is_baseline(b)]
+    return pairs
+
+
+def _split_pair(item: str, labels: Sequence[str]) -> tuple[str, str]:
+    # Labels may hold ':' themselves (eviseek:no_board), so try every ':' as the separator.
+    cuts = [i for i, ch in enumerate(item) if ch == ":"]
+    found = [(item[:i].strip(), item[i + 1 :].strip()) for i in cuts]
+    known = [(a, b) for a, b in found if a in labels and b in labels]
+    if len(known) == 1:
+        return known[0]
+    if not known:
+        raise ValueError(
+            f"--compare: {item!r} is not two known systems written A:B; known systems: {', '.join(labels)}"
+        )
+    raise ValueError(f"--compare: {item!r} can be read as more than one pair; write it another way")
+
+
+def choose_family(systems: Sequence[SystemResults], compare: str | None = None) -> ComparisonFamily:
+    """The family named by ``compare`` (``None`` means the paper's; see the module docstring)."""
+    labels = [s.label for s in systems]
+    spec = (compare or "paper").strip()
+    if spec == "paper":
+        pairs = paper_pairs(systems)
+        if pairs:
+            return ComparisonFamily(
+                name="paper",
+                description="the paper's: EviSeek against each baseline, separately per run (backbone)",
+                pairs=pairs,
+            )
+        return ComparisonFamily(
+            name="all",
+            description="every pair of agents within a run and each agent across runs "
+            "(the paper's family, EviSeek against each baseline, has no member here)",
+            pairs=default_pairs(systems),
+        )
+    if spec == "all":
+        return ComparisonFamily(
+            name="all",
+            description="every pair of agents within a run and each agent across runs",
+            pairs=default_pairs(systems),
+        )
+    items = [item for item in spec.split(",") if item.strip()]
+    if not items:
+        raise ValueError("--compare: give 'paper', 'all' or pairs written A:B,C:D")
+    pairs = [_split_pair(item, labels) for item in items]
+    if len(set(pairs)) != len(pairs):
+        raise ValueError("--compare: a pair is listed twice; each comparison counts once in the Holm family")
+    return ComparisonFamily(name="custom", description="the pairs given with --compare", pairs=pairs)
