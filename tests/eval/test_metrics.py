@@ -185,7 +185,8 @@ def test_resource_means_skip_unknown_tokens_and_count_failures() -> None:
     assert (u.n_questions, u.n_episodes, u.n_failed) == (4, 3, 1)
     assert u.steps == pytest.approx(10.0)
     assert u.calls == pytest.approx(13 / 3)
-    assert u.tokens == pytest.approx((1100 + 550) / 2) and u.tokens_known == 2
+    # Tokens are input + output + reasoning (the paper's count): (1000 + 100 + 40 + 550) / 2.
+    assert u.tokens == pytest.approx((1140 + 550) / 2) and u.tokens_known == 2
     assert u.input_tokens == pytest.approx(750.0)
     assert u.reasoning_tokens == pytest.approx(20.0)
     assert u.images == pytest.approx(2.0)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from eviseek.errors import ConfigError, ModelConfigError, ModelError
 from eviseek.models import generate_recorded, get_model
 from eviseek.models.openai_compat import OpenAICompatModel, fit_pixels
-from eviseek.testing import OpenAITestServer, ServerReply, request_images, request_texts
+from eviseek.testing import OpenAITestServer, ServerReply, chat_completion, request_images, request_texts
 from eviseek.types import ChatMessage, GenerateConfig, Image
 
 KEY = "sk-test-Zq81secretKEY"
@@ -79,8 +79,10 @@ async def test_normal_reply_usage_latency_and_what_was_sent() -> None:
         completion = await model.generate(_ask(), cfg)
     assert completion.text == "It is red."
     assert completion.usage.input_tokens == 42
-    assert completion.usage.output_tokens == 9
+    # OpenAI's convention: reasoning inside completion_tokens (total = 42 + 9); taken out of output.
+    assert completion.usage.output_tokens == 4
     assert completion.usage.reasoning_tokens == 5
+    assert completion.usage.total_tokens == 51
     assert completion.finish_reason == "stop"
     assert completion.model == "openai/test-vlm"
     assert 0 < completion.latency_s < 5
@@ -130,6 +132,22 @@ async def test_usage_the_server_does_not_report_is_unknown_not_zero() -> None:
     assert missing.usage.total_tokens is None
     # Token counts reported, reasoning not: the latter stays unknown.
     assert no_details.usage.output_tokens == 1 and no_details.usage.reasoning_tokens is None
+
+
+async def test_reasoning_reported_on_top_of_the_output_is_added_once() -> None:
+    # Gemini's OpenAI-compatible endpoint: thinking tokens are not in completion_tokens, and
+    # total_tokens adds them; the paper's total is input + output + reasoning either way.
+    body = chat_completion("Red.", prompt_tokens=100, completion_tokens=2)
+    body["usage"] = {
+        "prompt_tokens": 100,
+        "completion_tokens": 2,
+        "total_tokens": 100 + 2 + 300,
+        "completion_tokens_details": {"reasoning_tokens": 300},
+    }
+    with OpenAITestServer([ServerReply(json=body)]) as srv:
+        completion = await _model(srv).generate(_ask())
+    assert completion.usage.output_tokens == 2 and completion.usage.reasoning_tokens == 300
+    assert completion.usage.total_tokens == 402
 
 
 # -- retries -----------------------------------------------------------------------------------

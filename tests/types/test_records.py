@@ -102,3 +102,22 @@ def test_usage_addition_keeps_unknown_apart_from_zero() -> None:
 def test_feedback_summary_is_cut() -> None:
     fb = Feedback(operation="pick_up", success=False, reason="x" * 500)
     assert len(fb.summary()) == 220
+
+
+def test_tokens_add_reasoning_and_answer_images_count_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from eviseek.types.trajectory import distinct_images
+
+    assert Usage(input_tokens=10, output_tokens=5, reasoning_tokens=7).total_tokens == 22
+    assert Usage(input_tokens=10, output_tokens=5).total_tokens == 15
+    result = EpisodeResult(question_id="q", agent="a", input_tokens=10, output_tokens=5, reasoning_tokens=7)
+    assert result.total_tokens == 22
+    a, b = _img(1), _img(2)
+    # The same frame attached twice (e.g. a board item and the last view) counts once.
+    assert distinct_images([a, b, a, Image.from_array(a.array().copy())]) == 2
+    traj = Trajectory(episode_id="e", question_id="q", agent="a", model="m")
+    traj.answer_images = [a, b, a]
+    question = Question(id="q", text="?", contract=AnswerContract(kind="yes_no"), ground_truth="yes")
+    assert traj.make_result(question).images_in_answer == 2
+    traj.save(tmp_path / "ep")
+    loaded = Trajectory.load(tmp_path / "ep")
+    assert distinct_images(loaded.answer_images) == 2

@@ -300,12 +300,12 @@ class ResourceUsage(BaseModel):
     steps: float | None = None
     calls: float | None = None
     tokens: float | None = None
-    """Input plus output tokens (reasoning counted inside output, as :class:`Usage` does)."""
+    """Input + output + reasoning tokens (the paper's count; see :class:`eviseek.types.Usage`)."""
     input_tokens: float | None = None
     output_tokens: float | None = None
     reasoning_tokens: float | None = None
     images: float | None = None
-    """Images attached to the answering call."""
+    """Distinct images attached to the answering call (the paper's images per answer)."""
     wall_time_s: float | None = None
     tokens_known: int = 0
     """Episodes whose token counts the server reported (token means are over these)."""

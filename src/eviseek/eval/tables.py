@@ -283,8 +283,9 @@ def resource_table(usage: dict[str, ResourceUsage], systems: Sequence[SystemResu
         key="resources",
         title="Mean resource use per episode",
         caption="Steps are primitive environment actions; calls are model calls of every stage; "
-        "tokens are input + output (reasoning, shown apart, is part of output). Images are the "
-        "images attached to the answering call. Means are over recorded episodes (failed ones "
+        "tokens are input + output + reasoning, each shown apart (the paper's count; reasoning "
+        "is the server's separately reported thinking, never counted twice). Images are the "
+        "distinct images attached to the answering call. Means are over recorded episodes (failed ones "
         "included); token means only over episodes whose server reported usage.",
         columns=[
             "Method",

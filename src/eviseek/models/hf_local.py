@@ -189,10 +189,12 @@ class HFLocalModel:
                 if stop in text:
                     text, finish = text[: text.index(stop)], "stop"
                     break
+        reasoning = _reasoning_tokens(tokenizer, text)
         usage = Usage(
             input_tokens=prompt_len,
-            output_tokens=len(new_ids),
-            reasoning_tokens=_reasoning_tokens(tokenizer, text),
+            # Usage counts reasoning apart from the visible output (its total adds them up).
+            output_tokens=max(0, len(new_ids) - (reasoning or 0)),
+            reasoning_tokens=reasoning,
             images_sent=count_images(messages),
         )
         return Completion(

@@ -333,13 +333,7 @@ class OpenAICompatModel:
         # A server that echoes the key (or a model that was told it) must not carry it into
         # trajectories, the results store or `models check` output.
         text = self._redact(text)
-        usage = Usage(images_sent=images)
-        if response.usage is not None:
-            usage.input_tokens = response.usage.prompt_tokens
-            usage.output_tokens = response.usage.completion_tokens
-            details = getattr(response.usage, "completion_tokens_details", None)
-            if details is not None:
-                usage.reasoning_tokens = getattr(details, "reasoning_tokens", None)
+        usage = usage_of(response.usage, images)
         return Completion(
             text=text,
             usage=usage,
@@ -504,3 +498,36 @@ class OpenAICompatModel:
                 note = f"server refused parameter '{name}'; dropped it and retried once"
             notes.append(note)
             logger.warning("%s: %s (server said: %s)", self.name, note, message)
+
+
+def usage_of(reported: Any, images: int) -> Usage:
+    """Token counts of a chat-completions ``usage`` object, reasoning apart from visible output.
+
+    Reasoning comes from ``completion_tokens_details.reasoning_tokens`` (OpenAI, Gemini's
+    OpenAI-compatible endpoint, vLLM). OpenAI counts it inside ``completion_tokens``; Gemini's
+    endpoint counts it on top (its ``total_tokens`` is prompt + completion + reasoning). We tell
+    the two apart by ``total_tokens`` (absent: OpenAI's documented convention) and take reasoning
+    out of the output, so input + output + reasoning is the paper's total either way.
+    """
+    usage = Usage(images_sent=images)
+    if reported is None:
+        return usage
+    prompt = getattr(reported, "prompt_tokens", None)
+    completion = getattr(reported, "completion_tokens", None)
+    details = getattr(reported, "completion_tokens_details", None)
+    reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
+    usage.input_tokens, usage.output_tokens = prompt, completion
+    if isinstance(reasoning, int) and reasoning > 0:
+        usage.reasoning_tokens = reasoning
+        total = getattr(reported, "total_tokens", None)
+        separate = (
+            isinstance(total, int)
+            and isinstance(prompt, int)
+            and isinstance(completion, int)
+            and total == prompt + completion + reasoning
+        )
+        if isinstance(completion, int) and not separate:
+            usage.output_tokens = max(0, completion - reasoning)
+    elif isinstance(reasoning, int):
+        usage.reasoning_tokens = reasoning
+    return usage

@@ -108,20 +108,29 @@ class GenerateConfig(BaseModel):
         return GenerateConfig.model_validate(data)
 
 
+def total_tokens(input_tokens: int | None, output_tokens: int | None, reasoning: int | None) -> int | None:
+    """Input + output + reasoning tokens; None when input or output is unknown (no reasoning
+    reported counts 0: most servers have none)."""
+    if input_tokens is None or output_tokens is None:
+        return None
+    return input_tokens + output_tokens + (reasoning or 0)
+
+
 class Usage(BaseModel):
     """Token and image counts of one call. ``None`` means the server did not report it."""
 
     input_tokens: int | None = None
     output_tokens: int | None = None
+    """Output tokens other than reasoning (providers that count reasoning inside their completion
+    tokens have it taken out, so it is never counted twice)."""
     reasoning_tokens: int | None = None
+    """Reasoning ("thinking") tokens the server reported apart from the visible output."""
     images_sent: int = 0
 
     @property
     def total_tokens(self) -> int | None:
-        """Input plus output tokens (reasoning is usually inside output), or None if unknown."""
-        if self.input_tokens is None or self.output_tokens is None:
-            return None
-        return self.input_tokens + self.output_tokens
+        """Input + output + reasoning tokens, the EviSeek paper's cost (app. C); None if unknown."""
+        return total_tokens(self.input_tokens, self.output_tokens, self.reasoning_tokens)
 
     def __add__(self, other: Usage) -> Usage:
         def add(a: int | None, b: int | None) -> int | None:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from eviseek.types.image import Image
-from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage
+from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage, total_tokens
 from eviseek.types.observation import Action, Feedback, Pose
 from eviseek.types.question import Question
 
@@ -97,10 +97,8 @@ class EpisodeResult(BaseModel):
 
     @property
     def total_tokens(self) -> int | None:
-        """Input plus output tokens, or None if either is unknown."""
-        if self.input_tokens is None or self.output_tokens is None:
-            return None
-        return self.input_tokens + self.output_tokens
+        """Input + output + reasoning tokens (the paper's count), or None if unknown."""
+        return total_tokens(self.input_tokens, self.output_tokens, self.reasoning_tokens)
 
 
 class Trajectory(BaseModel):
@@ -159,7 +157,7 @@ class Trajectory(BaseModel):
             "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens,
             "reasoning_tokens": usage.reasoning_tokens,
-            "images_in_answer": len(self.answer_images),
+            "images_in_answer": distinct_images(self.answer_images),
         }
         values.update(fields)
         return EpisodeResult(**values)
@@ -209,3 +207,21 @@ def message_images(messages: list[ChatMessage]) -> list[Image]:
         if not isinstance(m.content, str):
             out += [p.image for p in m.content if isinstance(p, ImagePart)]
     return out
+
+
+def distinct_images(images: list[Image]) -> int:
+    """How many different images a list holds: the paper's images-per-answer statistic counts an
+    image attached twice to the answering call once (app. B de-duplicates repeated files).
+
+    Images are the same when their pixel hashes match, or (unhashed) their saved paths do."""
+    keys: set[object] = set()
+    for i, image in enumerate(images):
+        if image.sha256 is not None:
+            keys.add(image.sha256)
+        elif image.path is not None:
+            keys.add(("path", image.path))
+        elif image.loaded:
+            keys.add(image.digest())
+        else:
+            keys.add(("unknown", i))
+    return len(keys)
