@@ -38,3 +38,24 @@ def test_failed_commands_and_manipulations_do_not_move_the_estimate() -> None:
     t.apply(Action(name="move_forward"), Feedback(operation="move_forward", success=False, reason="blocked"))
     t.apply(Action(name="pick_up", args={"object": "cube"}), Feedback(operation="pick_up"))
     assert t.describe() == "d(+0.00E,+0.00N,z0.00) yaw+0 pitch+0"
+
+
+def test_declared_bounds_hold_the_estimate_and_bad_ones_are_ignored() -> None:
+    t = PoseTracker(bounds={"z": [-0.3, 0.5], "pitch": [-75, 60]})
+    run(t, *["move_up"] * 4, *["turn_down"] * 7)
+    assert (t.pose.z, t.pose.pitch) == (0.5, -75)
+    run(t, *["move_down"] * 6)
+    assert t.pose.z == -0.3
+    odd = PoseTracker(bounds={"z": "high", "pitch": [10, -10]})
+    assert odd.bounds() == {"z": (float("-inf"), float("inf")), "pitch": (-90.0, 90.0)}
+
+
+def test_a_reported_clamp_stops_the_axis_and_becomes_a_bound() -> None:
+    t = PoseTracker()
+    run(t, "move_up")
+    clamp = Feedback(operation="move_up", reason="clamped", state={"clamped": True, "bounds": ["z<=1.6"]})
+    t.apply(Action(name="move_up"), clamp)
+    run(t, "move_up")
+    assert t.pose.z == 0.25 and t.bounds()["z"] == (float("-inf"), 0.25)
+    run(t, "move_down")
+    assert t.pose.z == 0.0

@@ -174,3 +174,30 @@ def test_bad_renderer_and_budget_are_clear_errors() -> None:
         TabletopEnv(renderer="vulkan")
     with pytest.raises(EnvError, match="max_steps"):
         TabletopEnv(max_steps=0)
+
+
+def test_the_pose_estimate_stays_within_the_cameras_real_bounds(env: TabletopEnv) -> None:
+    # Issue 15 item 6: rising and tilting past the workspace bounds, the dead-reckoned estimate
+    # (started at zero) ends where the camera really is relative to its start, not beyond.
+    from eviseek.agents.eviseek.pose import PoseTracker
+
+    q = hand_question(occlusion_scene(), "partial_occlusion", {"target": "red_cube"})
+    obs, _ = env.reset(options={"question": q})
+    start = obs.pose
+    assert start is not None
+    tracker = PoseTracker(env.legal_actions(), obs.metadata["pose_bounds"])
+    last = obs
+    for name in ["move_up"] * 7 + ["turn_down"] * 7:  # 1.75 m up, 105 degrees down: both clamp
+        res = env.step(Action(name=name))
+        tracker.apply(Action(name=name), res.feedback)
+        last = res.observation
+    assert res.feedback.state.get("clamped")
+    assert last.pose is not None
+    assert tracker.pose.z == pytest.approx(last.pose.z - start.z, abs=1e-6)
+    assert tracker.pose.pitch == pytest.approx(last.pose.pitch - start.pitch, abs=1e-6)
+    # Without declared bounds, the clamp the feedback reports stops the estimate too.
+    env.reset(options={"question": q})
+    blind = PoseTracker(env.legal_actions())
+    for name in ["move_up"] * 7:
+        blind.apply(Action(name=name), env.step(Action(name=name)).feedback)
+    assert blind.pose.z <= 1.6 - start.z + 1e-6 and blind.bounds()["z"][1] == blind.pose.z

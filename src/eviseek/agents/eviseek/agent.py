@@ -76,7 +76,7 @@ class EviSeekAgent:
             view=obs.image,
             frame_id=obs.frame_id,
             board=EvidenceBoard(traj),
-            pose=PoseTracker(legal),
+            pose=PoseTracker(legal, obs.metadata.get("pose_bounds")),
             references=list(question.reference_images) if cfg.reference_images else [],
         )
         traj.plan["intents"] = ep.library.names()

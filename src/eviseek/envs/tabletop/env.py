@@ -272,6 +272,17 @@ class TabletopEnv:
             )
         return fb
 
+    def _pose_bounds(self) -> dict[str, list[float]]:
+        """The camera's vertical and pitch bounds relative to its start pose: part of the
+        interface (how far up, down and how steeply the camera can go), so an agent's
+        dead-reckoned pose estimate can respect them without reading the camera pose."""
+        assert self._world is not None
+        bounds, start = self._world.scene.bounds, self._world.scene.camera
+        return {
+            "z": [round(bounds.z[0] - start.z, 6), round(bounds.z[1] - start.z, 6)],
+            "pitch": [round(bounds.pitch[0] - start.pitch, 6), round(bounds.pitch[1] - start.pitch, 6)],
+        }
+
     def _observe(self) -> Observation:
         assert self._sim is not None
         frame = self._sim.render(self._pose)
@@ -292,7 +303,7 @@ class TabletopEnv:
             frame_id=self._frame_id,
             depth=frame.depth if self.privileged else None,
             segmentation=frame.segmentation if self.privileged else None,
-            metadata={"steps_left": self.max_steps - self._steps},
+            metadata={"steps_left": self.max_steps - self._steps, "pose_bounds": self._pose_bounds()},
         )
         self._last_obs = obs
         return obs
