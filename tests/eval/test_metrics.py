@@ -192,8 +192,28 @@ def test_resource_means_skip_unknown_tokens_and_count_failures() -> None:
     assert u.images == pytest.approx(2.0)
     assert u.wall_time_s == pytest.approx(6.5 / 3)
     assert u.status_counts == {"answered": 2, "failed": 1, "missing": 1}
+    # Tokens per executed step over the episodes with known tokens: (1140 + 550) / (10 + 0).
+    assert u.tokens_per_step == pytest.approx(169.0)
+    assert u.steps_per_decision is None  # these records predate decision counts
     empty = resource_usage(SystemResults(label="e", agent="e", questions=questions))
     assert empty.steps is None and empty.tokens is None and empty.n_episodes == 0
+    assert empty.tokens_per_step is None and empty.steps_per_decision is None
+
+
+def test_steps_per_decision_tells_intents_from_atomic_actions() -> None:
+    questions = [_q(i) for i in range(2)]
+
+    def usage(steps_decisions: list[tuple[int, int]]):  # type: ignore[no-untyped-def]
+        results = {
+            f"q{i}": _r(i, True, steps=s, decisions=d, input_tokens=100 * s, output_tokens=0)
+            for i, (s, d) in enumerate(steps_decisions)
+        }
+        return resource_usage(SystemResults(label="s", agent="s", questions=questions, results=results))
+
+    intents = usage([(12, 3), (6, 3)])
+    atomic = usage([(5, 5), (7, 7)])
+    assert intents.steps_per_decision == pytest.approx(3.0) and atomic.steps_per_decision == 1.0
+    assert intents.tokens_per_step == pytest.approx(100.0)
 
 
 def test_mean_score_uses_soft_scores_and_zero_for_failures() -> None:

@@ -161,6 +161,8 @@ def test_two_runs_side_by_side(tmp_path: Path) -> None:
     assert (
         "seed 20261012" in files.markdown.read_text() and "family: the paper's" in files.markdown.read_text()
     )
+    assert "| Method | Acc | Tokens / step | Expl. steps | Steps / decision |" in files.markdown.read_text()
+    assert "Cost per step" in files.html.read_text()
     wide = build_report([a, b], tmp_path / "all", n_resamples=200, episodes=False, compare="all")
     wide_pairs = [(t.a, t.b) for t in wide.data.comparisons]
     assert ("gemini-3.1-pro / eviseek", "qwen3-vl-32b / eviseek") in wide_pairs

@@ -118,6 +118,9 @@ def test_tokens_add_reasoning_and_answer_images_count_once(tmp_path) -> None:  #
     traj.answer_images = [a, b, a]
     question = Question(id="q", text="?", contract=AnswerContract(kind="yes_no"), ground_truth="yes")
     assert traj.make_result(question).images_in_answer == 2
+    # Decisions are the calls that choose the next action (seek, Single-model's step, frontier check).
+    traj.calls = [ModelCall(stage=st) for st in ("demands", "plan", "seek", "keep", "seek", "answer")]
+    assert traj.make_result(question).decisions == 2
     traj.save(tmp_path / "ep")
     loaded = Trajectory.load(tmp_path / "ep")
     assert distinct_images(loaded.answer_images) == 2

@@ -307,6 +307,12 @@ class ResourceUsage(BaseModel):
     images: float | None = None
     """Distinct images attached to the answering call (the paper's images per answer)."""
     wall_time_s: float | None = None
+    tokens_per_step: float | None = None
+    """Total tokens over total executed environment steps (the paper's Table 10), over the
+    episodes whose tokens are known; ``None`` without steps."""
+    steps_per_decision: float | None = None
+    """Executed steps over decision calls, over the episodes that record decisions (an intent
+    runs several primitives per decision; one action per decision gives 1)."""
     tokens_known: int = 0
     """Episodes whose token counts the server reported (token means are over these)."""
     status_counts: dict[str, int] = Field(default_factory=dict)
@@ -339,6 +345,13 @@ def resource_usage(system: SystemResults) -> ResourceUsage:
     usage.input_tokens, _ = _mean([r.input_tokens for r in present])
     usage.output_tokens, _ = _mean([r.output_tokens for r in present])
     usage.reasoning_tokens, _ = _mean([r.reasoning_tokens for r in present])
+    known = [r for r in present if r.total_tokens is not None]
+    steps = sum(r.steps for r in known)
+    if steps:
+        usage.tokens_per_step = sum(r.total_tokens or 0 for r in known) / steps
+    decided = [r for r in present if r.decisions]
+    if decided:
+        usage.steps_per_decision = sum(r.steps for r in decided) / sum(r.decisions or 0 for r in decided)
     return usage
 
 

@@ -52,6 +52,7 @@ from eviseek.eval.tables import (
     family_accuracy_table,
     resource_table,
     status_table,
+    step_cost_table,
     subcategory_accuracy_table,
     support_subcategory_table,
 )
@@ -77,6 +78,7 @@ CSV_COLUMNS = [
     "output_tokens",
     "reasoning_tokens",
     "images_in_answer",
+    "decisions",
     "wall_time_s",
     "error",
     "episode_page",
@@ -195,6 +197,9 @@ def build_tables(data: ReportData, systems: Sequence[SystemResults]) -> dict[str
         "accuracy-subcategory": subcategory_accuracy_table(data.accuracy, systems),
         "support-decomposition": decomposition_table(data.support, systems),
         "resources": resource_table(data.resources, systems),
+        "step-cost": step_cost_table(
+            data.resources, next(r for r in data.accuracy if r.level == "overall").acc, systems
+        ),
         "status": status_table(
             data.resources,
             data.scores,
@@ -325,6 +330,7 @@ def _csv_rows(runs: Sequence[RunData], systems: Sequence[SystemResults], hrefs: 
                     "output_tokens": "" if r is None or r.output_tokens is None else r.output_tokens,
                     "reasoning_tokens": "" if r is None or r.reasoning_tokens is None else r.reasoning_tokens,
                     "images_in_answer": "" if r is None else r.images_in_answer,
+                    "decisions": "" if r is None or r.decisions is None else r.decisions,
                     "wall_time_s": "" if r is None else round(r.wall_time_s, 3),
                     "error": "" if r is None or r.error is None else r.error,
                     "episode_page": hrefs.get((s.run, s.agent, q.id), ""),
@@ -393,7 +399,7 @@ def _markdown(data: ReportData, tables: dict[str, Table], figures: dict[str, str
         ("Task accuracy", ["accuracy-family", "fig:accuracy_by_family", "accuracy-subcategory"]),
         ("EXPRESS-Bench", ["express"]),
         ("Visual support", ["support-decomposition", "fig:support_decomposition", "support-subcategory"]),
-        ("Resource use", ["resources"]),
+        ("Resource use", ["resources", "step-cost"]),
         ("Paired comparisons", ["paired"]),
         ("Episodes", ["status"]),
     ]

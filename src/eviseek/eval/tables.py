@@ -329,6 +329,39 @@ def resource_table(usage: dict[str, ResourceUsage], systems: Sequence[SystemResu
     return t
 
 
+def step_cost_table(
+    usage: dict[str, ResourceUsage], accuracy: dict[str, float | None], systems: Sequence[SystemResults]
+) -> Table:
+    """The shape of the paper's Table 10 (intent ablation): accuracy, tokens per executed
+    environment step and mean exploration length, plus steps per decision."""
+    t = Table(
+        key="step-cost",
+        title="Cost per step",
+        caption="Acc is accuracy (%); tokens/step is total tokens (input + output + reasoning) over "
+        "executed environment steps; Expl. steps is the mean number of executed steps; "
+        "steps/decision is executed steps over decision calls (seek, Single-model step, frontier "
+        "check).",
+        columns=["Method", "Acc", "Tokens / step", "Expl. steps", "Steps / decision"],
+    )
+    multi = len({s.run for s in systems}) > 1
+    current = None
+    for s in systems:
+        if multi and s.run != current:
+            t.section(s.run)
+            current = s.run
+        u = usage[s.label]
+        t.add(
+            [
+                Cell(s.agent if multi else s.label, numeric=False),
+                Cell(fmt(accuracy.get(s.label), 2)),
+                Cell(fmt_int(u.tokens_per_step)),
+                Cell(fmt(u.steps, 1)),
+                Cell(fmt(u.steps_per_decision, 2)),
+            ]
+        )
+    return t
+
+
 def comparison_table(
     tests: Sequence[PairedTest], confidence: float, n_resamples: int, seed: int, *, family: str = ""
 ) -> Table:

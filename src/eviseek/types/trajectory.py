@@ -15,6 +15,9 @@ from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage, tot
 from eviseek.types.observation import Action, Feedback, Pose
 from eviseek.types.question import Question
 
+DECISION_STAGES = frozenset({"seek", "single_step", "explore_check"})
+"""Stages whose call decides what the agent does next (steps per decision counts these)."""
+
 
 class StepRecord(BaseModel):
     """One executed atomic action and what it produced."""
@@ -91,6 +94,9 @@ class EpisodeResult(BaseModel):
     output_tokens: int | None = 0
     reasoning_tokens: int | None = 0
     images_in_answer: int = 0
+    decisions: int | None = None
+    """Decision calls: EviSeek's seek calls, Single-model's step calls, the frontier agent's
+    checks (``None`` in records written before this was counted)."""
     wall_time_s: float = 0.0
     error: str | None = None
     """Why the episode failed, if it did; a failed episode still counts as incorrect."""
@@ -158,6 +164,7 @@ class Trajectory(BaseModel):
             "output_tokens": usage.output_tokens,
             "reasoning_tokens": usage.reasoning_tokens,
             "images_in_answer": distinct_images(self.answer_images),
+            "decisions": sum(call.stage in DECISION_STAGES for call in self.calls),
         }
         values.update(fields)
         return EpisodeResult(**values)

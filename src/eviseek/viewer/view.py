@@ -23,6 +23,7 @@ from eviseek.types import (
     Trajectory,
     Usage,
 )
+from eviseek.types.trajectory import distinct_images
 from eviseek.viewer.images import ImageSourcer
 from eviseek.viewer.plan import build_subtask_views, read_plan
 from eviseek.viewer.view_models import (
@@ -385,7 +386,7 @@ def _cost_view(trajectory: Trajectory) -> CostView:
             reasoning_tokens=result.reasoning_tokens,
             total_tokens=result.total_tokens,
             images_sent=usage.images_sent,
-            images_in_answer=result.images_in_answer or len(trajectory.answer_images),
+            images_in_answer=result.images_in_answer or distinct_images(trajectory.answer_images),
             wall_time_s=result.wall_time_s,
             from_result=True,
         )
@@ -397,7 +398,7 @@ def _cost_view(trajectory: Trajectory) -> CostView:
         reasoning_tokens=usage.reasoning_tokens,
         total_tokens=usage.total_tokens,
         images_sent=usage.images_sent,
-        images_in_answer=len(trajectory.answer_images),
+        images_in_answer=distinct_images(trajectory.answer_images),
         wall_time_s=None,
         from_result=False,
     )

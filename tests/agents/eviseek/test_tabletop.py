@@ -62,6 +62,9 @@ async def test_topdown_intent_compiles_and_its_kept_frame_reaches_the_answer(
     assert sent == traj.answer_images and traj.answer_frame_ids == [7]
     assert sent[0].digest() == traj.steps[-1].image.digest()  # type: ignore[union-attr]
     assert traj.result is not None and traj.result.images_in_answer == 1
+    # One seek decision ran seven primitives (the intent ablation's steps per decision).
+    assert traj.result.decisions == len(s.calls("seek")) and traj.result.steps == 7
+    assert traj.result.steps / traj.result.decisions >= 3.5
     # Privileged check (the harness's job, not the agent's): the kept overhead view supports the
     # answer at least as well as the first view does.
     assert tabletop.visual_support(traj.answer_frame_ids) >= tabletop.visual_support([0])
