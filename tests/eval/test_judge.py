@@ -303,3 +303,41 @@ def test_judge_cli_against_a_local_server(tmp_path: Path, monkeypatch: pytest.Mo
         app, ["judge", str(tmp_path / "nope"), "--model", "openai/j", "--base-url", "http://127.0.0.1:9/v1"]
     )
     assert missing.exit_code == 1 and "not found" in missing.output
+
+
+def test_the_papers_judge_settings_through_the_responses_api(tmp_path: Path) -> None:
+    # App. A/B: Responses API, low reasoning effort, JSON output, images as JPEG quality 90;
+    # the numbered copies kept for audit stay PNG.
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+
+    run = tmp_path / "run"
+    run.mkdir()
+    q = _question("q_resp")
+    (run / "questions.jsonl").write_text(q.model_dump_json() + "\n")
+    _write_episode(run, "eviseek", q, [solid(100, 80, (5, 5, 5))])
+    with OpenAITestServer(['{"reason": "ok", "grade": 0.5}']) as srv:
+        res = CliRunner().invoke(
+            app,
+            [
+                "judge",
+                str(run),
+                "--model",
+                "openai/gpt-j",
+                "--base-url",
+                srv.base_url,
+                "--model-arg",
+                "api=responses",
+                "--model-arg",
+                "reasoning_effort=low",
+            ],
+        )
+        assert res.exit_code == 0, res.output
+        (body,) = srv.responses_requests
+    assert body["reasoning"] == {"effort": "low"} and body["max_output_tokens"] == 4096
+    assert [p.format for p in request_images(body)] == ["JPEG"]
+    assert load_support_grades(run)[("eviseek", "q_resp")].grade == 0.5
+    assert [
+        p.suffix for p in (run / "judge" / "eviseek" / "q_resp").iterdir() if p.name.startswith("image")
+    ] == [".png"]

@@ -29,6 +29,12 @@ def judge(
         True, "--save-inputs/--no-save-inputs", help="Keep the numbered images sent, under RUN_DIR/judge/"
     ),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per judge request"),
+    model_arg: list[str] = typer.Option(
+        [],
+        "--model-arg",
+        help="Provider argument KEY=VALUE (repeatable). The paper's judge: api=responses and "
+        "reasoning_effort=low. openai/ judges get image_format=jpeg, jpeg_quality=90 by default.",
+    ),
     protocol: str = typer.Option(
         "support",
         "--protocol",
@@ -41,9 +47,10 @@ def judge(
     (or, with --protocol express, grade its answer EXPRESS-Bench's way)."""
     import asyncio
 
+    from eviseek.cli.eval import _pairs
     from eviseek.cli.models import model_kwargs
     from eviseek.errors import EviseekError
-    from eviseek.eval.judge import judge_run
+    from eviseek.eval.judge import judge_model_args, judge_run
     from eviseek.models import get_model
 
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
@@ -54,7 +61,8 @@ def judge(
         _judge_express(run_dir, model, base_url, api_key_env, timeout, chosen, concurrency, overwrite)
         return
     try:
-        m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
+        settings = judge_model_args(model, _pairs(model_arg, "--model-arg"))
+        m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout), **settings)
         grades = asyncio.run(
             judge_run(
                 run_dir,

@@ -129,6 +129,17 @@ def number_image(pil: Any, number: int) -> Any:
     return out
 
 
+def judge_model_args(model_id: str, given: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Provider arguments of a support judge: for ``openai/`` models the paper's image encoding
+    (app. B: JPEG at quality 90; the numbered copies saved for audit are PNG, so nothing is
+    compressed twice), then ``given`` on top (e.g. ``api=responses``, ``reasoning_effort=low``)."""
+    args: dict[str, Any] = {}
+    if model_id.split("/", 1)[0] == "openai":
+        args = {"image_format": "jpeg", "jpeg_quality": 90}
+    args.update(given or {})
+    return args
+
+
 def prepare_images(
     images: Sequence[Image],
     frame_ids: Sequence[int] | None = None,

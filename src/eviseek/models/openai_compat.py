@@ -112,6 +112,13 @@ class OpenAICompatModel:
         max_pixels: pixel budget per image (``None``: send as is).
         image_format: ``png`` (lossless) or ``jpeg`` (smaller); ``jpeg_quality`` for the latter.
         default_config: sampling defaults; a call's own ``GenerateConfig`` fields override them.
+        reasoning_effort: sent as ``reasoning_effort`` (OpenAI reasoning models; the Responses
+            API gets ``reasoning: {effort}``), e.g. ``low``; unset: the server's default.
+        thinking_budget: thinking tokens allowed per call on Gemini's OpenAI-compatible endpoint
+            (sent as its ``extra_body.google.thinking_config.thinking_budget``; the EviSeek paper
+            ran Gemini 3.1 Pro with 512); unset: the server's default.
+        api: ``chat`` (``/chat/completions``) or ``responses`` (``/responses``, OpenAI's
+            Responses API; the paper's support judge ran there with low reasoning effort).
     """
 
     def __init__(
@@ -132,6 +139,9 @@ class OpenAICompatModel:
         image_format: str = "png",
         jpeg_quality: int = 90,
         default_config: GenerateConfig | None = None,
+        reasoning_effort: str | None = None,
+        thinking_budget: int | None = None,
+        api: str = "chat",
     ) -> None:
         if not model:
             raise ConfigError("openai/<model> needs a model name after 'openai/', e.g. openai/gpt-4o-mini")
@@ -159,6 +169,7 @@ class OpenAICompatModel:
             "max_throttled_s": max_throttled_s >= 0,
             "max_pixels": max_pixels is None or max_pixels >= 1,
             "jpeg_quality": 1 <= jpeg_quality <= 100,
+            "thinking_budget": thinking_budget is None or thinking_budget >= 0,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
@@ -166,6 +177,12 @@ class OpenAICompatModel:
                 f"openai/{model}: out-of-range setting(s) {', '.join(bad)}; timeouts and the pixel "
                 "budget must be positive, retries and delays non-negative, jpeg_quality in 1..100"
             )
+        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+            raise ConfigError(
+                f"reasoning_effort {reasoning_effort!r} is not one of {', '.join(REASONING_EFFORTS)}"
+            )
+        if api not in ("chat", "responses"):
+            raise ConfigError(f"api {api!r} is not supported; use 'chat' or 'responses'")
         fmt = image_format.lower().replace("jpg", "jpeg")
         if fmt not in ("png", "jpeg"):
             raise ConfigError(f"image_format {image_format!r} is not supported; use 'png' or 'jpeg'")
@@ -186,6 +203,9 @@ class OpenAICompatModel:
         self.image_format = fmt
         self.jpeg_quality = jpeg_quality
         self.default_config = default_config or GenerateConfig()
+        self.reasoning_effort = reasoning_effort
+        self.thinking_budget = thinking_budget
+        self.api = api
         # Parameters the server refused once: not sent again by this instance.
         self.dropped_params: set[str] = set()
         self._renamed: dict[str, str] = {}
@@ -276,6 +296,16 @@ class OpenAICompatModel:
             params["stop"] = list(config.stop)
         if config.json_mode:
             params["response_format"] = {"type": "json_object"}
+        if self.reasoning_effort is not None:
+            params["reasoning_effort"] = self.reasoning_effort
+        if self.thinking_budget is not None:
+            # Gemini's OpenAI-compatible endpoint reads its own options from a body field that is
+            # itself named extra_body (the client's extra_body merges this dict into the body).
+            params["extra_body"] = {
+                "extra_body": {"google": {"thinking_config": {"thinking_budget": self.thinking_budget}}}
+            }
+        if self.api == "responses":
+            params = responses_params(params)
         if not apply_drops:
             return params
         for old, new in self._renamed.items():
@@ -322,6 +352,8 @@ class OpenAICompatModel:
         if already_dropped:
             notes.append(f"not sent (refused earlier by the server): {', '.join(already_dropped)}")
         response = await self._call_with_retries(client, wire_messages, cfg, timeout, notes)
+        if self.api == "responses":
+            return self._from_responses(response, images, start, notes)
 
         choice = response.choices[0]
         text = choice.message.content
@@ -368,10 +400,22 @@ class OpenAICompatModel:
                         len(wire_messages),
                         sorted(params),
                     )
-                    response = await client.chat.completions.create(
-                        model=self.model, messages=wire_messages, timeout=timeout, **params
-                    )
-                if isinstance(response, str) or not getattr(response, "choices", None):
+                    if self.api == "responses":
+                        response = await client.responses.create(
+                            model=self.model, input=responses_input(wire_messages), timeout=timeout, **params
+                        )
+                    else:
+                        response = await client.chat.completions.create(
+                            model=self.model, messages=wire_messages, timeout=timeout, **params
+                        )
+                if self.api == "responses" and getattr(response, "output", None) is not None:
+                    if budget.failures:
+                        n = len(budget.failures)
+                        notes.append(f"succeeded after {n} retr{'y' if n == 1 else 'ies'}")
+                    return response
+                if self.api == "responses":
+                    failure = Failure("a reply that is not a Responses API response (no output)")
+                elif isinstance(response, str) or not getattr(response, "choices", None):
                     failure = Failure("a reply that is not a chat completion (no choices)")
                 else:
                     if budget.failures:
@@ -423,6 +467,32 @@ class OpenAICompatModel:
                 budget.attempts_retried,
             )
             await asyncio.sleep(delay)
+
+    def _from_responses(self, response: Any, images: int, start: float, notes: list[str]) -> Completion:
+        text = self._redact(getattr(response, "output_text", "") or "")
+        if not text:
+            notes.append("the reply had no text content")
+        details = getattr(response, "incomplete_details", None)
+        cut = getattr(response, "status", None) == "incomplete" and (
+            getattr(details, "reason", None) == "max_output_tokens"
+        )
+        usage = Usage(images_sent=images)
+        reported = getattr(response, "usage", None)
+        if reported is not None:
+            out_details = getattr(reported, "output_tokens_details", None)
+            reasoning = getattr(out_details, "reasoning_tokens", None) if out_details is not None else None
+            usage.input_tokens = reported.input_tokens
+            # The Responses API counts reasoning inside output_tokens: take it out (see usage_of).
+            usage.output_tokens = max(0, reported.output_tokens - (reasoning or 0))
+            usage.reasoning_tokens = reasoning
+        return Completion(
+            text=text,
+            usage=usage,
+            latency_s=time.perf_counter() - start,
+            model=self.name,
+            finish_reason="length" if cut else "stop",
+            notes=notes,
+        )
 
     # -- error interpretation ----------------------------------------------------------------
 
@@ -531,3 +601,42 @@ def usage_of(reported: Any, images: int) -> Usage:
     elif isinstance(reasoning, int):
         usage.reasoning_tokens = reasoning
     return usage
+
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+"""The reasoning efforts OpenAI's API names (servers may accept fewer)."""
+
+
+def responses_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Chat-completions parameters in the Responses API's names (``max_output_tokens``,
+    ``reasoning.effort``, ``text.format``); ``seed`` and ``stop`` have no counterpart there."""
+    out = dict(params)
+    if "max_tokens" in out:
+        out["max_output_tokens"] = out.pop("max_tokens")
+    if "reasoning_effort" in out:
+        out["reasoning"] = {"effort": out.pop("reasoning_effort")}
+    if "response_format" in out:
+        out["text"] = {"format": out.pop("response_format")}
+    out.pop("seed", None)
+    out.pop("stop", None)
+    return out
+
+
+def responses_input(wire_messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat-completions messages as Responses API input turns (``input_text``/``input_image``)."""
+    turns: list[dict[str, Any]] = []
+    for msg in wire_messages:
+        content = msg["content"]
+        if isinstance(content, str):
+            turns.append({"role": msg["role"], "content": content})
+            continue
+        parts: list[dict[str, Any]] = []
+        for part in content:
+            if part["type"] == "text":
+                parts.append({"type": "input_text", "text": part["text"]})
+            else:
+                image = {"type": "input_image", "image_url": part["image_url"]["url"]}
+                image["detail"] = part["image_url"].get("detail", "auto")
+                parts.append(image)
+        turns.append({"role": msg["role"], "content": parts})
+    return turns

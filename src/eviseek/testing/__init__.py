@@ -11,6 +11,7 @@ from eviseek.testing.openai_server import (
     error_body,
     request_images,
     request_texts,
+    responses_body,
 )
 
 __all__ = [
@@ -21,4 +22,5 @@ __all__ = [
     "error_body",
     "request_images",
     "request_texts",
+    "responses_body",
 ]

@@ -127,15 +127,23 @@ def error_body(message: str, *, status: int = 400, param: str | None = None, cod
     }
 
 
+def _turns(request_json: dict[str, Any]) -> list[Any]:
+    # Chat completions send ``messages``; the Responses API sends ``input`` (a string or turns).
+    if "input" in request_json and "messages" not in request_json:
+        given = request_json["input"]
+        return [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
+    return list(request_json.get("messages", []))
+
+
 def request_texts(request_json: dict[str, Any]) -> list[str]:
-    """Every text piece of a chat-completions request, in message order."""
+    """Every text piece of a chat-completions or Responses request, in message order."""
     out: list[str] = []
-    for msg in request_json.get("messages", []):
+    for msg in _turns(request_json):
         content = msg.get("content")
         if isinstance(content, str):
             out.append(content)
         elif isinstance(content, list):
-            out.extend(p.get("text", "") for p in content if p.get("type") == "text")
+            out.extend(p.get("text", "") for p in content if p.get("type") in ("text", "input_text"))
     return out
 
 
@@ -178,6 +186,51 @@ def chat_completion(
     return body
 
 
+def responses_body(
+    text: str,
+    *,
+    model: str = "test-model",
+    input_tokens: int = 0,
+    output_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
+    usage: bool = True,
+    finish_reason: str = "stop",
+) -> dict[str, Any]:
+    """A Responses API ``response`` body carrying ``text`` (``finish_reason="length"`` makes it
+    ``incomplete`` for ``max_output_tokens``). Reasoning counts inside ``output_tokens``."""
+    incomplete = finish_reason == "length"
+    body: dict[str, Any] = {
+        "id": f"resp_{uuid.uuid4().hex[:16]}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": model,
+        "status": "incomplete" if incomplete else "completed",
+        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+        "output": [
+            {
+                "type": "message",
+                "id": f"msg_{uuid.uuid4().hex[:16]}",
+                "status": "incomplete" if incomplete else "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    if usage:
+        out = len(text.split()) + (reasoning_tokens or 0) if output_tokens is None else output_tokens
+        body["usage"] = {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": out,
+            "output_tokens_details": {"reasoning_tokens": reasoning_tokens or 0},
+            "total_tokens": input_tokens + out,
+        }
+    return body
+
+
 def decode_data_url(url: str) -> tuple[str, bytes]:
     """Split a ``data:<mime>;base64,<payload>`` URL into its MIME type and decoded bytes.
 
@@ -203,14 +256,18 @@ def request_images(request_json: dict[str, Any]) -> list[Any]:
     from PIL import Image as PILImage
 
     images = []
-    for msg in request_json.get("messages", []):
+    for msg in _turns(request_json):
         content = msg.get("content")
         if not isinstance(content, list):
             continue
         for part in content:
-            if part.get("type") != "image_url":
+            if part.get("type") == "image_url":
+                url = part["image_url"]["url"]
+            elif part.get("type") == "input_image":  # the Responses API's image part
+                url = part["image_url"]
+            else:
                 continue
-            mime, data = decode_data_url(part["image_url"]["url"])
+            mime, data = decode_data_url(url)
             pil = PILImage.open(io.BytesIO(data))
             pil.load()
             expected = {"image/png": "PNG", "image/jpeg": "JPEG"}.get(mime)
@@ -313,6 +370,11 @@ class OpenAITestServer:
         """The JSON bodies of the chat-completions requests received, in order."""
         return [r["json"] for r in self.requests if r["path"].endswith("/chat/completions")]
 
+    @property
+    def responses_requests(self) -> list[dict[str, Any]]:
+        """The JSON bodies of the Responses API requests (``POST /v1/responses``), in order."""
+        return [r["json"] for r in self.requests if r["path"].rstrip("/").endswith("/responses")]
+
     # -- internals ---------------------------------------------------------------------------
 
     def _record(self, entry: dict[str, Any]) -> None:
@@ -357,13 +419,25 @@ class OpenAITestServer:
         self.errors.append(msg)
         return ServerReply.error(500, msg)
 
-    def _render(self, reply: ServerReply, request_json: dict[str, Any]) -> bytes:
+    def _render(self, reply: ServerReply, request_json: dict[str, Any], responses: bool = False) -> bytes:
         if reply.body is not None:
             return reply.body.encode()
         if reply.json_body is not None:
             return json.dumps(reply.json_body).encode()
         text = reply.text or ""
         prompt = _words(request_json) if reply.prompt_tokens is None else reply.prompt_tokens
+        if responses:
+            return json.dumps(
+                responses_body(
+                    text,
+                    model=str(request_json.get("model", "test-model")),
+                    input_tokens=prompt,
+                    output_tokens=reply.completion_tokens,
+                    reasoning_tokens=reply.reasoning_tokens,
+                    usage=reply.usage,
+                    finish_reason=reply.finish_reason,
+                )
+            ).encode()
         body = chat_completion(
             text,
             model=str(request_json.get("model", "test-model")),
@@ -439,7 +513,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 "time": time.monotonic(),
             }
         )
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        route = self.path.rstrip("/")
+        responses = route.endswith("/responses")
+        if not (route.endswith("/chat/completions") or responses):
             self._not_found()
             return
         if not isinstance(body, dict):
@@ -462,7 +538,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 with contextlib.suppress(OSError):
                     self.connection.shutdown(socket.SHUT_RDWR)
                 return
-            self._send(reply.status, owner._render(reply, body), reply.headers, reply.content_type)
+            self._send(reply.status, owner._render(reply, body, responses), reply.headers, reply.content_type)
         finally:
             owner._leave()
 
