@@ -27,6 +27,7 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.score", "score", "score", "Re-score a run directory offline from its trajectories."),
     ("eviseek.cli.report", "report", "report", "Write the paper's tables, figures and CSV from run dirs."),
     ("eviseek.cli.judge", "judge", "judge", "Grade answer-time visual support with an LLM judge."),
+    ("eviseek.cli.replay", "replay", "replay", "Answer-only replays of EviSeek episodes (memory ablations)."),
     ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
     ("eviseek.cli.tabletop", "app", "tabletop", "Tabletop benchmark: generate, render, support stats."),
     ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),

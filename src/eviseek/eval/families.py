@@ -3,7 +3,9 @@
 Holm's correction depends on the set of tests corrected together, so the report names that set.
 The paper (app. A, "Paired significance tests") compares EviSeek with each baseline separately
 for each backbone and corrects across those comparisons (four for two backbones and two
-baselines); its bootstrap uses seed 20261012. That is the report's default here.
+baselines); its bootstrap uses seed 20261012. That is the report's default here. In a run of
+answer-only replays (``eviseek replay``) the default pairs each memory variant with the board
+replay, the reference of the paper's Table 3.
 
 ``--compare`` chooses another family: ``paper``, ``all`` (every pair of agents within a run,
 then the same agent across runs; the report's default before this family existed), or an explicit
@@ -55,6 +57,11 @@ def paper_pairs(systems: Sequence[SystemResults]) -> list[tuple[str, str]]:
         members = [s for s in systems if s.run == run]
         for method in (s for s in members if _is_method(s)):
             pairs += [(method.label, b.label) for b in members if _is_baseline(b)]
+        # Answer-only replays (eviseek replay): each memory variant against the board replay of
+        # the same trajectories, as the paper's Table 3 measures its memory ablations.
+        for ref in (s for s in members if s.agent.endswith("-replay-board")):
+            stem = ref.agent[: -len("board")]
+            pairs += [(v.label, ref.label) for v in members if v.agent.startswith(stem) and v is not ref]
     return pairs
 
 
@@ -81,7 +88,8 @@ def choose_family(systems: Sequence[SystemResults], compare: str | None = None) 
         if pairs:
             return ComparisonFamily(
                 name="paper",
-                description="the paper's: EviSeek against each baseline, separately per run (backbone)",
+                description="the paper's: EviSeek against each baseline, separately per run (backbone); "
+                "memory replays against the board replay",
                 pairs=pairs,
             )
         return ComparisonFamily(

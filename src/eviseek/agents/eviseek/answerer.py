@@ -54,6 +54,10 @@ def _initial_frame(traj: Trajectory) -> int:
     return int(traj.plan.get("initial_frame_id", 0))
 
 
+FULL_RESULT_CHARS = 100_000
+"""Long enough that no recorded action result is cut (Single-model's history keeps them whole)."""
+
+
 def history_lines(traj: Trajectory, limit: int = 220) -> list[str]:
     """The full text history of an episode: each decision, then the steps it executed."""
     decisions = {d.get("index"): d for d in traj.plan.get("decisions", [])}
@@ -112,7 +116,9 @@ def build_context(
             caption += f"; {note})" if note else ")"
             views.append((caption, step.image, step.frame_id))
     if memory == "recent":
-        ctx.history = history_lines(traj, feedback_chars)
+        # Single-model's memory (the paper's no-board ablation): its full text history, so each
+        # result is whole; the 220-character cut is EviSeek's own presentation (app. E).
+        ctx.history = history_lines(traj, FULL_RESULT_CHARS)
         chosen = views[-(window + 1) :] if views else []
         ctx.items_title = "Most recent views (the last one is the current view)"
     else:  # uniform

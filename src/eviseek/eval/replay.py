@@ -1,0 +1,125 @@
+"""Answer-only replays of a run's recorded EviSeek episodes (the paper's memory ablations, 5.4).
+
+``replay_run(RUN, OUT, model, variants)`` re-asks only the answering call of every recorded
+episode of ``agent`` (default ``eviseek``), once per variant, and writes a run directory that
+``eviseek report`` reads like any other:
+
+    board                   the board as the online agent had it (the replay reference)
+    no_board                Single-model's memory: the whole text history, the current view and
+                            up to five earlier views
+    no_selective_retention  frames sampled evenly over the trajectory at the board's capacity
+
+Each variant is an agent named ``<agent>-replay-<variant>``. Results go to ``OUT/results.sqlite``
+and trajectories to ``OUT/episodes/...`` as the eval harness writes them, so an interrupted
+replay resumes where it stopped and finished replays are never asked again. The report's
+default comparison family pairs each variant with the board replay (Table 3's shape).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from eviseek.agents.eviseek.config import Memory
+from eviseek.errors import ConfigError
+from eviseek.eval.rundir import RUN_FILE, load_run
+from eviseek.eval.store import ResultsStore, episode_dir
+from eviseek.models.base import Model
+from eviseek.types import EpisodeResult, Question
+from eviseek.types.question_file import write_questions
+
+VARIANTS: dict[str, Memory] = {"board": "board", "no_board": "recent", "no_selective_retention": "uniform"}
+"""Replay variant -> the answer memory it uses (see :func:`eviseek.agents.replay_answer`)."""
+REPLAY_SUFFIX = "-replay-"
+
+
+def replay_agent(agent: str, variant: str) -> str:
+    """The agent name of ``variant`` replayed from ``agent``'s episodes."""
+    return f"{agent}{REPLAY_SUFFIX}{variant}"
+
+
+def parse_variants(text: str) -> list[str]:
+    """``board,no_board`` -> the variants, checked; the board reference always comes first."""
+    chosen = [v.strip() for v in text.split(",") if v.strip()]
+    unknown = [v for v in chosen if v not in VARIANTS]
+    if unknown or not chosen:
+        raise ConfigError(
+            f"--variants: unknown {', '.join(unknown) or '(none given)'}; use any of {', '.join(VARIANTS)}"
+        )
+    ordered = list(dict.fromkeys(chosen))
+    return sorted(ordered, key=lambda v: v != "board")
+
+
+def _settings(source: Path, model: Model, agent: str, variants: Sequence[str]) -> dict[str, Any]:
+    return {
+        "agents": [replay_agent(agent, v) for v in variants],
+        "model": model.name,
+        "dataset": f"replay:{source}",
+        "replay": {"source": str(source), "agent": agent, "variants": list(variants)},
+    }
+
+
+def _prepare(out: Path, settings: dict[str, Any], questions: list[Question]) -> None:
+    path = out / RUN_FILE
+    if path.exists():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        differs = [k for k in ("model", "replay") if saved.get(k) != settings[k]]
+        if differs:
+            raise ConfigError(
+                f"{out} holds a replay with other settings ({', '.join(differs)} differ); "
+                "choose another --out folder or repeat the original settings"
+            )
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    write_questions(out, questions)
+    path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
+
+
+async def replay_run(
+    run_dir: str | Path,
+    out_dir: str | Path,
+    model: Model,
+    variants: Sequence[str] = tuple(VARIANTS),
+    *,
+    agent: str = "eviseek",
+    concurrency: int = 4,
+) -> list[EpisodeResult]:
+    """Replay every recorded ``agent`` episode of ``run_dir`` into ``out_dir`` (resumable).
+
+    Returns the results written by this call (finished ones from an earlier call are skipped).
+    """
+    from eviseek.agents.eviseek.replay import replay_answer
+
+    source, out = Path(run_dir), Path(out_dir)
+    if source.resolve() == out.resolve():
+        raise ConfigError("--out must be a new folder, not the run being replayed")
+    run = load_run(source)
+    episodes = {qid: path for (a, qid), path in run.episode_dirs.items() if a == agent}
+    if not episodes:
+        raise ConfigError(
+            f"{source} has no recorded {agent!r} episodes to replay (agents there: {', '.join(run.agents)})"
+        )
+    questions = [q for q in run.questions if q.id in episodes]
+    _prepare(out, _settings(source, model, agent, variants), questions)
+    written: list[EpisodeResult] = []
+    gate = asyncio.Semaphore(concurrency)
+    with ResultsStore(out) as store:
+        done = store.done_keys()
+        todo = [(v, q) for v in variants for q in questions if (replay_agent(agent, v), q.id) not in done]
+
+        async def one(variant: str, question: Question) -> None:
+            name = replay_agent(agent, variant)
+            async with gate:
+                traj = await replay_answer(
+                    episodes[question.id], question, model, VARIANTS[variant], agent_name=name
+                )
+            traj.save(episode_dir(out, name, question.id))
+            assert traj.result is not None
+            store.add(traj.result)
+            written.append(traj.result)
+
+        await asyncio.gather(*(one(v, q) for v, q in todo))
+    return written
