@@ -14,6 +14,7 @@ from eviseek.cli.main import app
 from eviseek.errors import ConfigError
 from eviseek.eval.replay import parse_variants
 from eviseek.eval.report import build_report
+from eviseek.eval.store import ResultsStore
 from eviseek.testing import OpenAITestServer, request_images, request_texts
 from eviseek.types import AnswerContract, Question
 from eviseek.types.question_file import write_questions
@@ -71,6 +72,9 @@ def test_replay_cli_resumes_and_the_report_shows_table_3(recorded: Path, tmp_pat
         # no_board sees Single-model's memory: the whole text history.
         histories = [b for b in srv.chat_requests if "Step 1:" in " ".join(request_texts(b))]
         assert histories
+    with ResultsStore(out, create=False) as store:
+        stored = store.results()
+    assert len(stored) == 3 * N and all(r.correct is not None for r in stored)  # scored when stored
     files = build_report([out], n_resamples=500, episodes=False)
     pairs = [(t.a, t.b) for t in files.data.comparisons]
     assert pairs == [

@@ -26,6 +26,7 @@ from typing import Any
 from eviseek.agents.eviseek.config import Memory
 from eviseek.errors import ConfigError
 from eviseek.eval.rundir import RUN_FILE, load_run
+from eviseek.eval.scoring import score_trajectory
 from eviseek.eval.store import ResultsStore, episode_dir
 from eviseek.models.base import Model
 from eviseek.types import EpisodeResult, Question
@@ -116,8 +117,9 @@ async def replay_run(
                 traj = await replay_answer(
                     episodes[question.id], question, model, VARIANTS[variant], agent_name=name
                 )
+            # Scored as the eval harness scores its episodes, so the store holds verdicts.
+            traj.result = score_trajectory(traj, question)
             traj.save(episode_dir(out, name, question.id))
-            assert traj.result is not None
             store.add(traj.result)
             written.append(traj.result)
 
