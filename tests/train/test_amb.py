@@ -93,7 +93,7 @@ def test_modes_are_counted_from_labels() -> None:
     [
         ({"min_scale": 3.0, "max_scale": 2.0}, "must not exceed"),
         ({"min_scale": 1.5}, "min_scale <= 1 <= max_scale"),
-        ({"total_steps": 80}, "together"),
+        ({"release_last": 20}, "needs total_steps"),
         ({"total_steps": 10, "release_last": 20}, "exceeds"),
         ({"release_step": 5, "total_steps": 10, "release_last": 2}, "either"),
         ({"target_on": 1.0}, "less than 1"),
@@ -107,3 +107,98 @@ def test_bad_configs_are_rejected_with_a_fix(kwargs: dict, message: str) -> None
 def test_paper_schedule() -> None:
     cfg = AMBConfig(total_steps=80, release_last=20)
     assert cfg.base == 1.2 and cfg.release_at == 60
+
+
+def test_default_release_is_the_last_quarter_when_the_length_is_known() -> None:
+    # The paper releases for "the last 20 steps" of its 80 iterations: a quarter of the run.
+    assert AMBConfig(total_steps=80).release_at == 60
+    assert AMBConfig(total_steps=10).release_at == 8  # round(2.5) = 2 released steps
+    assert AMBConfig(total_steps=80, release_fraction=0.5).release_at == 40
+    assert AMBConfig(total_steps=80, release_fraction=None).release_at is None  # fixed ratio
+    assert AMBConfig().release_at is None  # length unknown: nothing to count from
+    c = AMBController(total_steps=8)
+    lams = run(c, [0.0] * 8)
+    assert all(on > off for on, off in lams[:6]) and lams[6:] == [(1.2, 1.2)] * 2
+
+
+def test_training_config_fills_the_run_length_so_amb_releases() -> None:
+    from eviseek.train.autotool_config import AutoToolTrainConfig
+
+    cfg = AutoToolTrainConfig.model_validate(
+        {"tiny_model": {}, "data": {"synthetic": {"n": 2}}, "grpo": {"max_steps": 40}}
+    )
+    assert cfg.amb.total_steps == 40 and cfg.amb.release_at == 30
+    fixed = AutoToolTrainConfig.model_validate(
+        {"tiny_model": {}, "data": {"synthetic": {"n": 2}}, "amb": {"release_fraction": None}}
+    )
+    assert fixed.amb.release_at is None
+
+
+def test_additive_rule_moves_coefficients_around_the_base() -> None:
+    c = AMBController(rule="additive", base=1.2, gain=2.0, max_shift=2.4)
+    lams = run(c, [0.5, 0.0, 0.25, 1.0])
+    assert lams[0] == (1.2, 1.2)
+    assert lams[1] == pytest.approx((2.2, 0.2))  # all tool-off: +1 to tool-on, -1 to tool-off
+    assert lams[2] == pytest.approx((1.7, 0.7))
+    assert lams[3] == pytest.approx((0.2, 2.2))
+
+
+def test_at_base_zero_only_the_additive_rule_offers_a_larger_lambda_off() -> None:
+    # Section 4.4 of the paper: with lambda_base = 0 and tool-on over-used, the tool-off
+    # coefficient is larger (the policy exploits it). A pure multiple of the base cannot do that.
+    additive = AMBController(rule="additive", base=0.0, gain=2.0)
+    on, off = run(additive, [0.75])[0]
+    assert on == 0.0 and off == pytest.approx(0.5)
+    multiplicative = AMBController(rule="multiplicative", base=0.0)
+    assert run(multiplicative, [0.75])[0] == (0.0, 0.0)
+
+
+def test_additive_rule_is_bounded() -> None:
+    c = AMBController(rule="additive", base=1.0, gain=10.0, max_shift=0.5)
+    assert run(c, [0.0])[0] == (1.5, 0.0)
+    assert run(c, [1.0])[0] == (0.0, 1.5)
+
+
+def _gloo_worker(rank: int, world: int, port: int, results: object) -> None:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        c = AMBController()
+        # Each process sees only its slice: rank 0 all tool-on, rank 1 all tool-off.
+        modes = ["tool_on"] * 6 if rank == 0 else ["tool_off"] * 2
+        state = c.update(modes, step=0)
+        results[rank] = (state.n_on, state.n_off, state.ratio_on, state.lambda_on, state.lambda_off)  # type: ignore[index]
+        local = AMBController(distributed=False).update(modes, step=0)
+        results[rank + world] = (local.lambda_on, local.lambda_off)  # type: ignore[index]
+    finally:
+        dist.destroy_process_group()
+
+
+@pytest.mark.slow  # two spawned processes import torch: about 20 s on two cores
+def test_processes_agree_on_the_coefficients_under_gloo() -> None:
+    import socket
+
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ctx = mp.get_context("spawn")
+    with ctx.Manager() as manager:
+        results = manager.dict()
+        mp.start_processes(_gloo_worker, args=(2, port, results), nprocs=2, join=True, start_method="spawn")
+        got = dict(results)
+    # Both processes counted the whole batch (6 on, 2 off) and hold the same pair.
+    assert got[0] == got[1]
+    n_on, n_off, ratio, lam_on, lam_off = got[0]
+    assert (n_on, n_off, ratio) == (6, 2, 0.75)
+    assert lam_on < 1.2 < lam_off
+    # Without the gather each would have balanced on its own slice, in opposite directions.
+    assert got[2] != got[3]
+
+
+def test_single_process_counts_are_unchanged() -> None:
+    from eviseek.train.amb import all_process_counts
+
+    assert all_process_counts(3, 4, 1) == (3, 4, 1)

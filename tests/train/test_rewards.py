@@ -151,3 +151,44 @@ def test_rewards_are_picklable_and_named() -> None:
     g = pickle.loads(pickle.dumps(tool))
     # An all-tool-off batch: lambda_off = 1.0 * clip(1 + 2 * (0 - 0.5), 0.25, 2) = 0.25.
     assert g([OFF_RIGHT], **_kw(1)) == [0.25]
+
+
+def test_reward_settings_are_the_one_source_of_the_weights() -> None:
+    from eviseek.train.rewards import (
+        DEEPEYES_ACCURACY_WEIGHT,
+        DEEPEYES_FORMAT_WEIGHT,
+        RewardSettings,
+        build_reward_functions,
+        total_reward,
+    )
+
+    s = RewardSettings()
+    assert (
+        (s.accuracy_weight, s.format_weight)
+        == (DEEPEYES_ACCURACY_WEIGHT, DEEPEYES_FORMAT_WEIGHT)
+        == (0.8, 0.2)
+    )
+    funcs, weights = build_reward_functions(s)
+    assert [f.__name__ for f in funcs] == ["accuracy", "format", "tool"] and weights == [0.8, 0.2, 1.0]
+    text_funcs, text_weights = build_reward_functions(RewardSettings(tool_scheme="none"))
+    assert [f.__name__ for f in text_funcs] == ["accuracy", "format"] and text_weights == [0.8, 0.2]
+    assert total_reward(s, 1.0, 1.0, 1.2) == pytest.approx(2.2)
+    assert total_reward(RewardSettings(tool_scheme="none"), 1.0, 0.0, 1.2) == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="reward wrong answers"):
+        RewardSettings(on_wrong=0.5)
+
+
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        (ON_CALL_RIGHT, 1.2),
+        (ON_CALL_WRONG, 0.0),
+        (ON_BADCALL_RIGHT, 0.0),
+        (OFF_RIGHT, 0.0),
+        (OFF_CALL_RIGHT, 1.2),
+    ],
+)
+def test_deepeyes_tool_reward_ignores_the_mode(completion: str, expected: float) -> None:
+    from eviseek.train.rewards import DeepEyesToolReward
+
+    assert DeepEyesToolReward()([completion], **_kw(1)) == [pytest.approx(expected)]

@@ -55,8 +55,20 @@ The tool you may call, as a function signature:
 </tools>"""
 
 
-def system_prompt(*, tools: bool = True) -> str:
-    """The system prompt; ``tools=False`` drops the tool list (for a model served with native tools)."""
+_COMPACT_SYSTEM = """Start with <tool_on> to zoom into the image with the tool before answering \
+(small or unclear details), or <tool_off> to answer from the image as it is (the whole view is \
+enough). Then <think>...</think>, then a <tool_call> (tool mode) or <answer>...</answer>."""
+
+
+def system_prompt(*, tools: bool = True, compact: bool = False) -> str:
+    """The system prompt; ``tools=False`` drops the tool list (for a model served with native tools).
+
+    ``compact=True`` gives a three-line version with the same choices (the two modes, when each
+    fits, the reply order) and no tool list: for tiny models trained on a CPU, where the full
+    prompt would be most of every sequence. Ours; the paper's prompt is the full one.
+    """
+    if compact:
+        return _COMPACT_SYSTEM
     text = _SYSTEM % {"tool": ZOOM_TOOL_NAME, "schema": json.dumps(ZOOM_TOOL_SCHEMA)}
     if not tools:
         text = text.split("\n\nThe tool you may call")[0]
@@ -82,6 +94,7 @@ def user_prompt(
     image_size: tuple[int, int] | None = None,
     force_mode: Mode | None = None,
     force_how: ForceHow = "token",
+    compact: bool = False,
 ) -> str:
     """The text of the first user turn (the image goes before it in the same message).
 
@@ -92,13 +105,15 @@ def user_prompt(
         force_mode: pin the mode instead of letting the model choose.
         force_how: ``"token"`` appends the mode token at the very end of the input (the paper's
             second forcing method); ``"instruction"`` says it in words.
+        compact: leave out the reply-order reminder (the compact system prompt states it).
     """
     lines = [f"Question: {question.strip()}"]
     if answer_format:
         lines.append(answer_format.strip())
     if image_size is not None:
         lines.append(f"The image is {image_size[0]}x{image_size[1]} pixels (width x height).")
-    lines.append(_FORMAT)
+    if not compact:
+        lines.append(_FORMAT)
     if force_mode is not None and force_how == "instruction":
         lines.append(_FORCE_INSTRUCTION[force_mode])
     text = "\n".join(lines)

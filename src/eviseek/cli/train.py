@@ -37,6 +37,12 @@ def autotool(
     set_: list[str] = typer.Option(
         [], "--set", help="Override any setting: --set grpo.learning_rate=1e-6 (repeatable)."
     ),
+    preset: str | None = typer.Option(
+        None,
+        "--preset",
+        help="A row of the paper's component table or an ablation (text_only, always_tool, fixed_ratio, "
+        "penalty, release, autotool, no_amb, no_penalty), applied before --set.",
+    ),
     check: bool = typer.Option(False, "--check", help="Validate the config, print it and exit."),
     no_save: bool = typer.Option(False, "--no-save", help="Do not write the trained model."),
 ) -> None:
@@ -50,7 +56,7 @@ def autotool(
             overrides["output_dir"] = str(output_dir)
         if max_steps is not None:
             overrides["grpo.max_steps"] = max_steps
-        cfg = load_config(config, overrides)
+        cfg = load_config(config, overrides, preset=preset)
         if check:
             typer.echo(cfg.model_dump_json(indent=2))
             return

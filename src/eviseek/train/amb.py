@@ -4,36 +4,68 @@ The AutoTool paper scales the mode-specific tool reward by a coefficient per mod
 ``lambda_on`` and ``lambda_off``, starting from a base of 1.2, adjusts them from the mode ratio
 observed during training so that neither mode starves, and at the end of training (the last
 20 of 80 steps in the paper; removal at about step 60 worked best) sets both back to the base
-so the policy chooses freely. The paper gives no closed formula for the adjustment, so this
-module uses a simple, bounded, deterministic rule (documented on :class:`AMBConfig`):
+so the policy chooses freely. The paper gives no closed formula for the adjustment, so the
+rule is ours and swappable (``AMBConfig.rule``); both are bounded and deterministic, with
+``d = ratio_on - target_on`` (how far tool-on is above its target):
 
-    d          = ratio_on - target_on                 (how far tool-on is above its target)
+``multiplicative`` (the default)::
+
     lambda_on  = base * clip(1 - gain * d, min_scale, max_scale)
     lambda_off = base * clip(1 + gain * d, min_scale, max_scale)
 
-so the under-used mode's correct rollouts earn more than the over-used mode's, in proportion
-to the imbalance. With the defaults (target 0.5, gain 2) a batch that is all tool-off gives
-``lambda_on = 2 * base`` and ``lambda_off = min_scale * base``; a balanced batch gives base for
-both. ``ratio_on`` is the batch's share of tool-on rollouts among those that declared a mode,
-optionally smoothed by an exponential moving average across batches (``ema``).
+  The under-used mode's correct rollouts earn more, in proportion to the imbalance. With the
+  defaults (target 0.5, gain 2) an all-tool-off batch gives ``lambda_on = 2 * base`` and
+  ``lambda_off = min_scale * base``. Every coefficient is a multiple of the base, so at
+  ``base = 0`` both are 0 whatever the ratio.
+
+``additive``::
+
+    lambda_on  = clip(base - gain * d, 0, base + max_shift)
+    lambda_off = clip(base + gain * d, 0, base + max_shift)
+
+  The adjustment is added to the base, so it survives ``base = 0``: with tool-on over-used,
+  ``lambda_on`` is 0 while ``lambda_off`` is positive. That is the behaviour the paper reports
+  in section 4.4 for ``lambda_base = 0`` (the policy picks ``<tool_on>``, makes no valid call so
+  its tool reward is 0, while a larger ``lambda_off`` is on offer); the multiplicative rule
+  cannot produce it.
+
+A balanced batch gives ``base`` for both under either rule. ``ratio_on`` is the batch's share
+of tool-on rollouts among those that declared a mode, optionally smoothed across batches
+(``ema``). Under several processes (``torch.distributed`` initialised, e.g. TRL under
+accelerate), :meth:`AMBController.update` first sums the mode counts over all processes, so
+every process sees the whole batch and sets the same pair of coefficients.
+
+Release: by default, when the run's length is known (``total_steps``, which the training
+config fills from ``grpo.max_steps``), the last quarter of the steps is released. The paper's
+wording is "the last 20 steps" of its 80 iterations, i.e. 25%, and its Table 5 finds removal
+at about step 60 of 80 best; ``release_fraction`` changes it, ``release_fraction: null``
+never releases (the fixed-ratio row of the component table).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 log = logging.getLogger(__name__)
+
+AMBRule = Literal["multiplicative", "additive"]
+PAPER_RELEASE_FRACTION = 0.25
+"""The last 20 of the paper's 80 iterations (section 3.3)."""
 
 
 class AMBConfig(BaseModel):
     """Settings of the controller. Validation rejects combinations that cannot work."""
 
     base: float = Field(default=1.2, ge=0.0)
-    """``lambda_tool^base``: both coefficients start here and return here on release."""
+    """``lambda_tool^base``: both coefficients start here and return here on release (paper: 1.2)."""
+    rule: AMBRule = "multiplicative"
+    """How the mode ratio moves the coefficients (see the module docstring)."""
+    max_shift: float = Field(default=2.4, ge=0.0)
+    """``additive`` rule: the most a coefficient can rise above the base."""
     target_on: float = Field(default=0.5, gt=0.0, lt=1.0)
     """The tool-on share the controller steers towards while active."""
     gain: float = Field(default=2.0, ge=0.0)
@@ -46,8 +78,14 @@ class AMBConfig(BaseModel):
     """From this training step on, both coefficients equal ``base``. ``None``: see
     ``total_steps``/``release_last``; if neither is set the controller never releases."""
     total_steps: int | None = Field(default=None, ge=1)
+    """Length of the run, when known (the training config sets it to ``grpo.max_steps``)."""
     release_last: int | None = Field(default=None, ge=0)
     """Release for the last ``release_last`` of ``total_steps`` steps (paper: 20 of 80)."""
+    release_fraction: float | None = Field(default=PAPER_RELEASE_FRACTION, ge=0.0, le=1.0)
+    """With ``total_steps`` known and no ``release_step``/``release_last``: release for this
+    share of the steps, rounded to whole steps (paper: 20 of 80, 0.25). ``None``: never."""
+    distributed: bool = True
+    """Sum the mode counts over all ``torch.distributed`` processes before each update."""
 
     @model_validator(mode="after")
     def _check(self) -> AMBConfig:
@@ -60,9 +98,9 @@ class AMBConfig(BaseModel):
             raise ValueError(
                 "min_scale <= 1 <= max_scale is required so a balanced batch keeps the base coefficient"
             )
-        if (self.total_steps is None) != (self.release_last is None):
-            raise ValueError("set total_steps and release_last together (e.g. 80 and 20), or neither")
-        if self.release_step is not None and self.total_steps is not None:
+        if self.release_last is not None and self.total_steps is None:
+            raise ValueError("release_last needs total_steps (e.g. 80 and 20)")
+        if self.release_step is not None and self.release_last is not None:
             raise ValueError("give either release_step or total_steps/release_last, not both")
         if (
             self.total_steps is not None
@@ -79,6 +117,8 @@ class AMBConfig(BaseModel):
             return self.release_step
         if self.total_steps is not None and self.release_last is not None:
             return self.total_steps - self.release_last
+        if self.total_steps is not None and self.release_fraction is not None:
+            return self.total_steps - round(self.total_steps * self.release_fraction)
         return None
 
 
@@ -142,6 +182,9 @@ class AMBController:
         if ratio_on is None:
             return (*self.lambdas, False)
         d = ratio_on - c.target_on
+        if c.rule == "additive":
+            top = c.base + c.max_shift
+            return min(max(c.base - c.gain * d, 0.0), top), min(max(c.base + c.gain * d, 0.0), top), False
         scale_on = min(max(1.0 - c.gain * d, c.min_scale), c.max_scale)
         scale_off = min(max(1.0 + c.gain * d, c.min_scale), c.max_scale)
         return c.base * scale_on, c.base * scale_off, False
@@ -159,9 +202,12 @@ class AMBController:
         return self.update_counts(n_on, n_off, step, n_none=n_none)
 
     def update_counts(self, n_on: int, n_off: int, step: int, *, n_none: int = 0) -> AMBState:
-        """Like :meth:`update` with the counts already made."""
+        """Like :meth:`update` with the counts already made (this process's counts: under
+        ``torch.distributed`` they are summed over all processes first)."""
         if min(n_on, n_off, n_none) < 0:
             raise ValueError("mode counts must be non-negative")
+        if self.config.distributed:
+            n_on, n_off, n_none = all_process_counts(n_on, n_off, n_none)
         total = n_on + n_off
         ratio = n_on / total if total else None
         if ratio is not None:
@@ -198,3 +244,27 @@ class AMBController:
         if mode == "tool_off":
             return lam_off
         return 0.0
+
+
+def all_process_counts(n_on: int, n_off: int, n_none: int) -> tuple[int, int, int]:
+    """The counts summed over every ``torch.distributed`` process (unchanged when there is one).
+
+    Each trainer process scores only its own slice of the generation batch; summing first makes
+    every process compute the ratio of the whole batch, so all hold the same coefficients.
+    Every process must call this at the same point (it is a collective operation).
+    """
+    import sys
+
+    # Never import torch here: only a process that already uses it can be distributed.
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return n_on, n_off, n_none
+    dist = torch.distributed
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() < 2:
+        return n_on, n_off, n_none
+    backend = dist.get_backend()
+    device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
+    counts = torch.tensor([n_on, n_off, n_none], dtype=torch.long, device=device)
+    dist.all_reduce(counts, op=dist.ReduceOp.SUM)
+    a, b, c = (int(x) for x in counts.tolist())
+    return a, b, c

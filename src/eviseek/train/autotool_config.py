@@ -16,10 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from eviseek.envs.image.zoom import ZoomSettings
 from eviseek.errors import ConfigError
-from eviseek.testing.tiny_vlm import TinyVLMConfig
 from eviseek.train.amb import AMBConfig
 from eviseek.train.data import SyntheticConfig
 from eviseek.train.frames import Coordinates
+from eviseek.train.rewards import RewardSettings
+from eviseek.train.tag_grid import TagGridConfig
+from eviseek.train.tiny_model import TinyVLMConfig
 
 Layout = Literal["deepeyes", "vstar", "arxivqa", "thinklite", "saved"]
 
@@ -41,6 +43,15 @@ class SyntheticData(SyntheticConfig):
     seed: int = 0
 
 
+class TagGridData(TagGridConfig):
+    """Tag-grid questions (see :mod:`eviseek.train.tag_grid`): the learning run's task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(default=64, ge=1)
+    seed: int = 0
+
+
 class FileData(_Strict):
     """Training rows read from a file in one of the public layouts."""
 
@@ -50,16 +61,17 @@ class FileData(_Strict):
 
 
 class DataConfig(_Strict):
-    """Where the training questions come from: exactly one of ``synthetic`` or ``file``."""
+    """Where the training questions come from: exactly one of ``synthetic``, ``tag_grid`` or ``file``."""
 
     synthetic: SyntheticData | None = None
+    tag_grid: TagGridData | None = None
     file: FileData | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> DataConfig:
-        if (self.synthetic is None) == (self.file is None):
+        if sum(x is not None for x in (self.synthetic, self.tag_grid, self.file)) != 1:
             raise ValueError(
-                "data needs exactly one source: either 'synthetic: {n: 16}' or "
+                "data needs exactly one source: 'synthetic: {n: 16}', 'tag_grid: {n: 64}' or "
                 "'file: {path: train.parquet, layout: deepeyes}'"
             )
         return self
@@ -74,6 +86,10 @@ class WarmupConfig(_Strict):
     """
 
     steps: int = Field(default=0, ge=0)
+    modes: Literal["ideal", "both", "tool_on", "tool_off"] = "ideal"
+    """Which replies to teach: ``ideal`` (tool-on where the row needs a zoom, tool-off
+    elsewhere), ``both`` (each row in both modes, so the mode choice is left to GRPO),
+    ``tool_on`` or ``tool_off`` only (the always-tool and text-only baselines)."""
     learning_rate: float = Field(default=3e-3, gt=0)
     batch_size: int = Field(default=4, ge=1)
 
@@ -110,20 +126,6 @@ class GRPOSettings(_Strict):
     """Further ``GRPOConfig`` fields passed through unchanged (checked by TRL itself)."""
 
 
-class RewardSettings(_Strict):
-    """Weights of ``R = w_acc * accuracy + w_format * format + lambda * tool`` (paper: 0.8, 0.2)."""
-
-    accuracy_weight: float = 0.8
-    format_weight: float = 0.2
-    tool_weight: float = 1.0
-    """Multiplies ``lambda_mode * R_tool``; AMB's lambdas carry the paper's 1.2."""
-    on_correct: float = 1.0
-    on_wrong: float = -0.5
-    off_correct: float = 1.0
-    judge: str | None = None
-    """Model id of an LLM judge for answers the rules cannot settle (e.g. ``openai/qwen2.5-72b``)."""
-
-
 class ZoomToolConfig(_Strict):
     """How the zoom tool reads boxes and which boxes it accepts."""
 
@@ -132,6 +134,8 @@ class ZoomToolConfig(_Strict):
     it, as Qwen2.5-VL writes them), ``original`` (pixels of the file) or ``normalized_1000``
     (a 0..1000 grid, as Qwen3-VL writes them)."""
     settings: ZoomSettings = Field(default_factory=ZoomSettings)
+    enabled: bool = True
+    """``false``: no tool in the rollouts (text-only GRPO, row #1 of the paper's component table)."""
 
 
 class AutoToolTrainConfig(_Strict):
@@ -148,6 +152,10 @@ class AutoToolTrainConfig(_Strict):
     rewards: RewardSettings = Field(default_factory=RewardSettings)
     amb: AMBConfig = Field(default_factory=AMBConfig)
     zoom: ZoomToolConfig = Field(default_factory=ZoomToolConfig)
+    prompt_style: Literal["full", "compact"] = "full"
+    """``full``: the AutoTool prompts (the paper's content, our words). ``compact``: three lines
+    with the same choices, for tiny models on a CPU where the full prompt dominates every
+    sequence (see :func:`eviseek.autotool.prompts.system_prompt`)."""
     torch_threads: int | None = Field(default=None, ge=1)
     """Intra-op threads for torch on CPU (``None``: torch's default). A tiny model on a small,
     busy machine can run several times faster on one thread, whose work is not held up waiting
@@ -186,6 +194,9 @@ class AutoToolTrainConfig(_Strict):
             raise ValueError(
                 "grpo.use_vllm needs a GPU and a real checkpoint: set use_vllm: false for CPU or tiny runs"
             )
+        if self.amb.total_steps is None and self.amb.release_step is None:
+            # The run's length is known here, so AMB's default release (the last quarter) applies.
+            self.amb = self.amb.model_copy(update={"total_steps": g.max_steps})
         release = self.amb.release_at
         if self.amb.total_steps is not None and self.amb.total_steps != g.max_steps:
             raise ValueError(
@@ -197,22 +208,23 @@ class AutoToolTrainConfig(_Strict):
                 f"AMB would release at step {release}, after the run ends (grpo.max_steps={g.max_steps}); "
                 "lower amb.release_step or raise grpo.max_steps"
             )
-        r = self.rewards
-        if min(r.accuracy_weight, r.format_weight, r.tool_weight) < 0:
-            raise ValueError("reward weights must be non-negative")
-        if r.on_wrong > 0:
+        if not self.zoom.enabled and self.rewards.tool_scheme != "none":
             raise ValueError(
-                f"rewards.on_wrong={r.on_wrong} would reward wrong answers after a tool call; "
-                "use 0 or a negative penalty (paper: -0.5)"
+                "zoom.enabled is false but rewards.tool_scheme rewards tool use; "
+                "set rewards.tool_scheme: none (text-only GRPO)"
             )
         return self
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> AutoToolTrainConfig:
+def load_config(
+    path: str | Path, overrides: dict[str, Any] | None = None, *, preset: str | None = None
+) -> AutoToolTrainConfig:
     """Read a YAML (``.yaml``/``.yml``) or JSON file into a validated config.
 
-    ``overrides`` are dotted keys applied before validation, e.g. ``{"grpo.max_steps": 2}``.
-    Errors name the file and the field and say how to fix it.
+    ``preset`` (or a top-level ``preset:`` key in the file) applies one of
+    :data:`eviseek.train.presets.PRESETS` first; ``overrides`` are dotted keys applied after
+    it, before validation, e.g. ``{"grpo.max_steps": 2}``. Errors name the file and the field
+    and say how to fix it.
     """
     p = Path(path)
     if not p.is_file():
@@ -233,6 +245,16 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Au
         raise ConfigError(f"cannot read {p}: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{p} must hold a mapping of settings at the top level")
+    from eviseek.train.presets import preset_overrides
+
+    name = preset or data.pop("preset", None)
+    data.pop("preset", None)
+    if name is not None:
+        try:
+            for key, value in preset_overrides(str(name)).items():
+                _set_dotted(data, key, value)
+        except KeyError as exc:
+            raise ConfigError(f"{p}: {exc.args[0]}") from exc
     for key, value in (overrides or {}).items():
         _set_dotted(data, key, value)
     base = p.parent

@@ -18,11 +18,19 @@ The functions are picklable callable classes with a ``__name__`` (TRL logs rewar
   everything else 0. With an :class:`~eviseek.train.amb.AMBController` it returns
   ``lambda_mode * R_tool`` and logs the batch's mode ratio and both coefficients.
 
+* :class:`DeepEyesToolReward` - DeepEyes' tool reward: 1 when a zoom returned a crop and the
+  answer is correct, whatever the mode (the "always-tool" row of the paper's component table).
+
 The dataset columns read are ``ground_truth`` (or DeepEyes' ``reward_model.ground_truth``),
 and optionally ``answer_kind`` and ``options`` (see :class:`eviseek.train.data.TrainingRow`).
-The total AutoTool reward is ``0.8 * accuracy + 0.2 * format + lambda * tool``: pass the three
-functions to TRL with ``reward_weights=[0.8, 0.2, 1.0]`` (the coefficient lives inside
-:class:`ToolReward`), or use :func:`autotool_rewards`.
+
+:class:`RewardSettings` is the one place the reward's numbers live; TRL (``reward_weights``)
+and verl (:mod:`eviseek.train.verl_autotool.reward`) both build their reward from it through
+:func:`build_reward_functions` and :func:`total_reward`. The total is
+``w_acc * accuracy + w_format * format + w_tool * lambda_mode * R_tool``. The 0.8 / 0.2 weights
+are DeepEyes' (its reward for V* and chart data); the AutoTool paper names the three terms but
+gives no weights for the first two. The coefficient ``lambda_mode`` lives inside
+:class:`ToolReward` (AMB), so ``w_tool`` stays 1.
 """
 
 from __future__ import annotations
@@ -32,7 +40,9 @@ import json
 import re
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from eviseek.autotool.parser import ParsedEpisode, parse_completion
 from eviseek.autotool.scoring import check_answer
@@ -40,6 +50,55 @@ from eviseek.train.amb import AMBConfig, AMBController
 from eviseek.types import Stage
 
 Rewards = list[float | None]
+
+DEEPEYES_ACCURACY_WEIGHT = 0.8
+"""Weight of the accuracy term in DeepEyes' reward (not stated by the AutoTool paper)."""
+DEEPEYES_FORMAT_WEIGHT = 0.2
+"""Weight of the format term in DeepEyes' reward (not stated by the AutoTool paper)."""
+PAPER_ON_WRONG = -0.5
+"""AutoTool paper, section 3.4: tool-on, a tool call and a wrong answer."""
+
+ToolScheme = Literal["mspo", "deepeyes", "none"]
+
+
+class RewardSettings(BaseModel):
+    """The numbers of ``R = w_acc * accuracy + w_format * format + w_tool * lambda * R_tool``.
+
+    ``tool_scheme`` picks ``R_tool``: ``mspo`` (the paper's mode-specific reward, section 3.4),
+    ``deepeyes`` (1 for a crop plus a correct answer, any mode: the always-tool baseline) or
+    ``none`` (text-only GRPO: accuracy and format only).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    accuracy_weight: float = Field(default=DEEPEYES_ACCURACY_WEIGHT, ge=0)
+    format_weight: float = Field(default=DEEPEYES_FORMAT_WEIGHT, ge=0)
+    tool_weight: float = Field(default=1.0, ge=0)
+    """Multiplies ``lambda_mode * R_tool``; AMB's lambdas carry the paper's 1.2."""
+    tool_scheme: ToolScheme = "mspo"
+    on_correct: float = 1.0
+    on_wrong: float = PAPER_ON_WRONG
+    """Penalty for a tool call with a wrong answer (paper: -0.5; 0 removes it). Positive values
+    are refused: they would reward wrong answers after a tool call."""
+    off_correct: float = 1.0
+    judge: str | None = None
+    """Model id of an LLM judge for answers the rules cannot settle (e.g. ``openai/qwen2.5-72b``)."""
+
+    @field_validator("on_wrong")
+    @classmethod
+    def _penalty_not_reward(cls, value: float) -> float:
+        if value > 0:
+            raise ValueError(
+                f"on_wrong={value} would reward wrong answers after a tool call; "
+                "use 0 or a negative penalty (paper: -0.5)"
+            )
+        return value
+
+    def weights(self) -> list[float]:
+        """TRL's ``reward_weights`` for the functions :func:`build_reward_functions` returns."""
+        if self.tool_scheme == "none":
+            return [self.accuracy_weight, self.format_weight]
+        return [self.accuracy_weight, self.format_weight, self.tool_weight]
 
 
 def column(kwargs: dict[str, Any], name: str, n: int) -> list[Any]:
@@ -207,7 +266,8 @@ class ToolReward:
         off_correct: tool-off, no tool call, correct answer (paper: 1).
         amb: an :class:`AMBController` (or its config); when set, each call updates it with the
             batch's modes at ``trainer_state.global_step`` and the reward is multiplied by the
-            coefficient of the rollout's mode. Metrics go to TRL's ``log_metric``.
+            coefficient of the rollout's mode. Metrics go to TRL's ``log_metric``. A call with
+            ``amb_update=False`` (validation batches) uses the current coefficients unchanged.
         accuracy: the :class:`AccuracyReward` that decides correctness (rule-based by default).
     """
 
@@ -246,21 +306,78 @@ class ToolReward:
         values = [self.raw(ep, ok) for ep, ok in zip(episodes, correct, strict=True)]
         if self.amb is None:
             return list(values)
-        state = self.amb.update([ep.mode for ep in episodes], _step(kwargs))
-        _log(kwargs, state.metrics())
+        if kwargs.get("amb_update", True):
+            state = self.amb.update([ep.mode for ep in episodes], _step(kwargs))
+            _log(kwargs, state.metrics())
         return [self.amb.lambda_for(ep.mode) * v for ep, v in zip(episodes, values, strict=True)]
+
+
+class DeepEyesToolReward:
+    """DeepEyes' tool term: 1.0 when a zoom returned a crop and the answer is correct, else 0.0.
+
+    The mode token plays no part: this is the always-tool baseline of the paper's component
+    table (row #2). Scaled by a fixed coefficient (DeepEyes: 1.2, AutoTool's lambda base).
+    """
+
+    __name__ = "tool"
+
+    def __init__(self, *, coefficient: float = 1.2, accuracy: AccuracyReward | None = None) -> None:
+        self.coefficient = coefficient
+        self.accuracy = accuracy or AccuracyReward()
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> Rewards:
+        episodes = [parse_completion(c) for c in completions]
+        correct = self.accuracy.score(episodes, kwargs)
+        return [
+            self.coefficient * (1.0 if ok and ep.n_valid_calls > 0 else 0.0)
+            for ep, ok in zip(episodes, correct, strict=True)
+        ]
+
+
+def build_reward_functions(
+    settings: RewardSettings | None = None, *, amb: AMBController | AMBConfig | None = None
+) -> tuple[list[Any], list[float]]:
+    """The reward functions and their weights for a trainer, from one :class:`RewardSettings`.
+
+    ``[accuracy, format, tool]`` (``[accuracy, format]`` for ``tool_scheme: none``), with the
+    weights of :meth:`RewardSettings.weights`. With ``amb=None`` the MSPO tool reward runs with
+    a default AMB controller; pass ``AMBController(AMBConfig(gain=0))`` for fixed coefficients.
+    """
+    s = settings or RewardSettings()
+    acc = AccuracyReward(judge=s.judge)
+    funcs: list[Any] = [acc, FormatReward()]
+    if s.tool_scheme == "mspo":
+        controller = amb if amb is not None else AMBController()
+        funcs.append(
+            ToolReward(
+                on_correct=s.on_correct,
+                on_wrong=s.on_wrong,
+                off_correct=s.off_correct,
+                amb=controller,
+                accuracy=acc,
+            )
+        )
+    elif s.tool_scheme == "deepeyes":
+        base = amb.config.base if isinstance(amb, AMBController) else amb.base if amb is not None else 1.2
+        funcs.append(DeepEyesToolReward(coefficient=base, accuracy=acc))
+    return funcs, s.weights()
+
+
+def total_reward(settings: RewardSettings, accuracy: float, fmt: float, tool: float) -> float:
+    """The weighted total of one rollout's terms (``tool`` already scaled by its coefficient)."""
+    if settings.tool_scheme == "none":
+        tool = 0.0
+    return settings.accuracy_weight * accuracy + settings.format_weight * fmt + settings.tool_weight * tool
 
 
 def autotool_rewards(
     *,
     amb: AMBController | AMBConfig | None = None,
     judge: Any = None,
-    on_wrong: float = -0.5,
+    on_wrong: float = PAPER_ON_WRONG,
 ) -> tuple[list[Any], list[float]]:
-    """The three AutoTool reward functions and their TRL ``reward_weights`` (0.8, 0.2, 1.0)."""
-    acc = AccuracyReward(judge=judge)
-    tool = ToolReward(amb=amb if amb is not None else AMBController(), accuracy=acc, on_wrong=on_wrong)
-    return [acc, FormatReward(), tool], [0.8, 0.2, 1.0]
+    """The three AutoTool reward functions and their TRL ``reward_weights`` (DeepEyes' 0.8, 0.2; 1.0)."""
+    return build_reward_functions(RewardSettings(judge=judge, on_wrong=on_wrong), amb=amb)
 
 
 def _run(coro: Any) -> Any:

@@ -12,17 +12,20 @@ Two entry points:
   :class:`~eviseek.train.verl_autotool.manager.AutoToolRewardManager` regroups those calls into
   batches for :func:`compute_score_batch`.
 
-Each rollout's text is what verl decodes (``skip_special_tokens=True``): assistant turns and
-tool replies joined with the chat markers stripped; :func:`eviseek.train.rollouts.rollout_messages`
-splits it back into turns. The returned dicts carry ``score`` (what GRPO optimises:
-``accuracy_weight * acc + format_weight * format + lambda_mode * R_tool``) and the parts, which
-verl logs as reward metrics: ``acc``, ``format``, ``tool``, ``tool_on`` (1, 0, or -1 when no mode
-was declared), ``tool_calls``, ``lambda_on``, ``lambda_off``, ``ratio_on`` and ``amb_released``.
+The score comes from the same reward functions a TRL run uses
+(:func:`eviseek.train.rewards.build_reward_functions`) and their weighted sum
+(:func:`~eviseek.train.rewards.total_reward`). Each rollout's text is what verl decodes
+(``skip_special_tokens=True``): assistant turns and tool replies joined with the chat markers
+stripped; :func:`eviseek.train.rollouts.rollout_messages` splits it back into turns. The
+returned dicts carry ``score`` (what GRPO optimises: ``accuracy_weight * acc + format_weight *
+format + tool_weight * lambda_mode * R_tool``) and the parts, which verl logs as reward metrics:
+``acc``, ``format``, ``tool``, ``tool_on`` (1, 0, or -1 when no mode was declared), ``tool_calls``,
+``lambda_on``, ``lambda_off``, ``ratio_on`` and ``amb_released``.
 
 Settings come from ``reward.custom_reward_function.reward_kwargs`` (all optional): ``amb_base``,
-``amb_target_on``, ``amb_gain``, ``amb_release_step``, ``accuracy_weight``, ``format_weight``,
-``tool_weight``, ``on_correct``, ``on_wrong``, ``off_correct``. One AMB controller lives per
-process and per distinct settings; its step counts the training batches it has seen.
+``amb_target_on``, ``amb_gain``, ``amb_rule``, ``amb_release_step``, ``accuracy_weight``,
+``format_weight``, ``tool_weight``, ``on_correct``, ``on_wrong``, ``off_correct``. One AMB
+controller lives per process and per distinct settings; its step counts the training batches it has seen.
 Batches whose rows all say ``extra_info.split`` is ``test``/``val``/``validation`` are scored
 with the current coefficients and do not move AMB or its step.
 """
@@ -36,30 +39,50 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eviseek.autotool.parser import ParsedEpisode, parse_completion
-from eviseek.autotool.scoring import check_answer
-from eviseek.train.amb import AMBConfig, AMBController
-from eviseek.train.rewards import ToolReward
+from eviseek.autotool.parser import parse_completion
+from eviseek.train.amb import AMBConfig, AMBController, AMBRule
+from eviseek.train.rewards import RewardSettings, build_reward_functions, total_reward
 from eviseek.train.rollouts import rollout_messages
 
 _EVAL_SPLITS = {"test", "val", "validation", "eval"}
 
 
+_AMB = AMBConfig.model_fields
+_REWARD = RewardSettings.model_fields
+
+
 class VerlRewardSettings(BaseModel):
-    """The reward's settings, from verl's ``reward_kwargs`` (unknown keys are refused)."""
+    """The reward's settings, from verl's ``reward_kwargs`` (unknown keys are refused).
+
+    Flat, because verl passes flat keyword arguments; every default comes from
+    :class:`~eviseek.train.rewards.RewardSettings` and :class:`~eviseek.train.amb.AMBConfig`,
+    the settings TRL runs use, so the two trainers cannot drift apart.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    accuracy_weight: float = 0.8
-    format_weight: float = 0.2
-    tool_weight: float = 1.0
-    on_correct: float = 1.0
-    on_wrong: float = -0.5
-    off_correct: float = 1.0
-    amb_base: float = Field(default=1.2, ge=0)
-    amb_target_on: float = Field(default=0.5, gt=0, lt=1)
-    amb_gain: float = Field(default=2.0, ge=0)
+    accuracy_weight: float = _REWARD["accuracy_weight"].default
+    format_weight: float = _REWARD["format_weight"].default
+    tool_weight: float = _REWARD["tool_weight"].default
+    on_correct: float = _REWARD["on_correct"].default
+    on_wrong: float = _REWARD["on_wrong"].default
+    off_correct: float = _REWARD["off_correct"].default
+    amb_base: float = Field(default=_AMB["base"].default, ge=0)
+    amb_target_on: float = Field(default=_AMB["target_on"].default, gt=0, lt=1)
+    amb_gain: float = Field(default=_AMB["gain"].default, ge=0)
+    amb_rule: AMBRule = _AMB["rule"].default
     amb_release_step: int | None = Field(default=None, ge=0)
+
+    def reward_settings(self) -> RewardSettings:
+        """The shared reward settings (weights and MSPO values)."""
+        return RewardSettings(
+            accuracy_weight=self.accuracy_weight,
+            format_weight=self.format_weight,
+            tool_weight=self.tool_weight,
+            on_correct=self.on_correct,
+            on_wrong=self.on_wrong,
+            off_correct=self.off_correct,
+        )
 
     def amb_config(self) -> AMBConfig:
         """The AMB controller's configuration."""
@@ -67,18 +90,20 @@ class VerlRewardSettings(BaseModel):
             base=self.amb_base,
             target_on=self.amb_target_on,
             gain=self.amb_gain,
+            rule=self.amb_rule,
             release_step=self.amb_release_step,
         )
 
 
 class AutoToolVerlReward:
-    """Scores verl rollouts; holds the AMB controller that batch calls update."""
+    """Scores verl rollouts with the reward functions TRL runs use; holds the AMB controller."""
 
     def __init__(self, settings: VerlRewardSettings | None = None) -> None:
         self.settings = settings or VerlRewardSettings()
-        s = self.settings
-        self.amb = AMBController(s.amb_config())
-        self.tool = ToolReward(on_correct=s.on_correct, on_wrong=s.on_wrong, off_correct=s.off_correct)
+        self.rewards = self.settings.reward_settings()
+        self.amb = AMBController(self.settings.amb_config())
+        funcs, _ = build_reward_functions(self.rewards, amb=self.amb)
+        self.accuracy, self.format, self.tool = funcs
         self.step = 0
         self._lock = threading.Lock()
 
@@ -100,62 +125,63 @@ class AutoToolVerlReward:
                 f"batch lengths differ: {n} solutions, {len(ground_truths)} ground truths, "
                 f"{len(infos)} extra_infos"
             )
-        episodes = [parse_completion(rollout_messages(str(s))) for s in solution_strs]
         training = not all(str(i.get("split", "")).lower() in _EVAL_SPLITS for i in infos)
         with self._lock:
+            out = self._score(solution_strs, ground_truths, infos, update=training)
             if training:
-                state = self.amb.update([ep.mode for ep in episodes], self.step)
                 self.step += 1
-                ratio = state.ratio_on
-            else:
-                ratio = None
-            lam_on, lam_off = self.amb.lambdas
-            released = bool(self.amb.history and self.amb.history[-1].released)
-        out = []
-        for ep, truth, info in zip(episodes, ground_truths, infos, strict=True):
-            out.append(self._one(ep, truth, info, lam_on, lam_off, ratio, released))
         return out
 
     def score_one(
         self, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None
     ) -> dict[str, Any]:
         """Score one rollout with the current coefficients (AMB is not updated)."""
-        ep = parse_completion(rollout_messages(str(solution_str)))
         with self._lock:
-            lam_on, lam_off = self.amb.lambdas
-            released = bool(self.amb.history and self.amb.history[-1].released)
-        return self._one(ep, ground_truth, dict(extra_info or {}), lam_on, lam_off, None, released)
+            return self._score([solution_str], [ground_truth], [dict(extra_info or {})], update=False)[0]
 
-    def _one(
-        self,
-        ep: ParsedEpisode,
-        truth: Any,
-        info: dict[str, Any],
-        lam_on: float,
-        lam_off: float,
-        ratio: float | None,
-        released: bool,
-    ) -> dict[str, Any]:
-        s = self.settings
-        truth = _truth(truth)
-        correct, _ = check_answer(ep.answer, truth, info.get("answer_kind"), _options(info.get("options")))
-        acc = 1.0 if correct else 0.0
-        fmt = 1.0 if ep.well_formed and ep.answer is not None else 0.0
-        raw = self.tool.raw(ep, correct)
-        lam = lam_on if ep.mode == "tool_on" else lam_off if ep.mode == "tool_off" else 0.0
-        score = s.accuracy_weight * acc + s.format_weight * fmt + s.tool_weight * lam * raw
-        return {
-            "score": float(score),
-            "acc": acc,
-            "format": fmt,
-            "tool": float(raw),
-            "tool_on": 1.0 if ep.mode == "tool_on" else 0.0 if ep.mode == "tool_off" else -1.0,
-            "tool_calls": float(ep.n_calls),
-            "lambda_on": float(lam_on),
-            "lambda_off": float(lam_off),
-            "ratio_on": float("nan") if ratio is None else float(ratio),
-            "amb_released": 1.0 if released else 0.0,
+    def _score(
+        self, solutions: Sequence[str], truths: Sequence[Any], infos: list[dict[str, Any]], *, update: bool
+    ) -> list[dict[str, Any]]:
+        completions = [rollout_messages(str(s)) for s in solutions]
+        kwargs: dict[str, Any] = {
+            "ground_truth": [_truth(t) for t in truths],
+            "answer_kind": [i.get("answer_kind") for i in infos],
+            "options": [_options_column(i.get("options")) for i in infos],
+            "trainer_state": {"global_step": self.step},
+            "amb_update": update,
         }
+        acc = self.accuracy(completions, **kwargs)
+        fmt = self.format(completions, **kwargs)
+        scaled = self.tool(completions, **kwargs)
+        state = self.amb.history[-1] if self.amb.history else None
+        ratio = state.ratio_on if (update and state is not None) else None
+        released = bool(state and state.released)
+        lam_on, lam_off = self.amb.lambdas
+        out = []
+        for k, completion in enumerate(completions):
+            ep = parse_completion(completion)
+            a, f, t = float(acc[k] or 0.0), float(fmt[k] or 0.0), float(scaled[k] or 0.0)
+            out.append(
+                {
+                    "score": float(total_reward(self.rewards, a, f, t)),
+                    "acc": a,
+                    "format": f,
+                    "tool": float(self.tool.raw(ep, a == 1.0)),
+                    "tool_on": 1.0 if ep.mode == "tool_on" else 0.0 if ep.mode == "tool_off" else -1.0,
+                    "tool_calls": float(ep.n_calls),
+                    "lambda_on": float(lam_on),
+                    "lambda_off": float(lam_off),
+                    "ratio_on": float("nan") if ratio is None else float(ratio),
+                    "amb_released": 1.0 if released else 0.0,
+                }
+            )
+        return out
+
+
+def _options_column(value: Any) -> str:
+    """Options as the reward functions' column holds them (a JSON list, or empty)."""
+    opts = _options(value)
+    return json.dumps(opts) if opts else ""
 
 
 def _truth(value: Any) -> Any:

@@ -1,0 +1,171 @@
+"""AutoTool's CPU-scale learning run: warm-up, GRPO variants, held-out evaluation, Markdown report.
+
+    python scripts/autotool_learning_run.py                       # everything, then the report
+    python scripts/autotool_learning_run.py --variants autotool   # the main run only
+    python scripts/autotool_learning_run.py --report-only         # rebuild the report from saved results
+
+Stage 1 fits a tiny random Qwen3-VL on synthetic traces of both modes (tag-grid task, see
+``eviseek.train.tag_grid``) and saves it under ``OUT/warm``; it is evaluated on held-out
+questions with its mode free and with each mode forced. Stage 2 runs GRPO from that model once
+per variant, through the same TRL code path as ``eviseek train autotool`` (one preset of
+``eviseek.train.presets`` each): ``autotool`` (MSPO + AMB + release, the main run) and the
+ablations ``no_amb``, ``no_penalty``, ``always_tool`` and ``text_only``. Variants run as
+separate processes, ``--jobs`` at a time, each on one torch thread; a finished variant
+(``OUT/<name>/result.json``) is not run again. The report goes to ``--report`` with its plots
+in a folder of the same name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_VARIANTS = ("autotool", "no_amb", "no_penalty", "always_tool", "text_only")
+
+
+def _heldout(args: argparse.Namespace) -> list:
+    from eviseek.train.autotool_config import load_config
+    from eviseek.train.tag_grid import TagGridConfig, tag_grid_rows
+
+    cfg = load_config(args.config)
+    assert cfg.data.tag_grid is not None, "the learning run uses tag_grid data"
+    t = cfg.data.tag_grid
+    grid = TagGridConfig(**t.model_dump(exclude={"n", "seed"}))
+    # A different seed from training: row seeds never overlap (see tag_grid_rows).
+    return tag_grid_rows(args.heldout, seed=t.seed + 1, config=grid)
+
+
+def stage_one(args: argparse.Namespace) -> None:
+    from eviseek.train.autotool_config import load_config
+    from eviseek.train.learning_run import evaluate_saved, warm_start
+    from eviseek.train.trl_autotool.run import load_model_and_processor
+
+    warm = args.out / "warm"
+    if not (warm / "warmup.json").is_file():
+        start = time.perf_counter()
+        report = warm_start(load_config(args.config, _overrides(args)), warm)
+        seconds = time.perf_counter() - start
+        print(f"warm-up: {report.steps} steps in {seconds:.0f} s, loss {report.losses[-1]:.3f}")
+    if not (warm / "heldout.json").is_file():
+        cfg = load_config(args.config, {"tiny_model": None, "model": str(warm), "warmup.steps": 0})
+        model, processor, _ = load_model_and_processor(cfg)
+        from eviseek.train.learning_run import Evaluation
+
+        ev: Evaluation = evaluate_saved(cfg, model, processor, _heldout(args), forced=True)
+        (warm / "heldout.json").write_text(ev.model_dump_json(indent=2), encoding="utf-8")
+        print(f"warm-up model held-out: {json.dumps(ev.free.stats)}")
+
+
+def one_variant(args: argparse.Namespace, name: str) -> None:
+    from eviseek.train.learning_run import run_variant, variant_config
+
+    overrides = _overrides(args)
+    if name != "autotool" and args.ablation_steps:
+        overrides["grpo.max_steps"] = args.ablation_steps
+    cfg = variant_config(args.config, args.out / "warm", args.out / name, preset=name, overrides=overrides)
+    result = run_variant(name, cfg, _heldout(args), preset=name)
+    assert result.heldout is not None
+    stats = json.dumps(result.heldout.free.stats)
+    print(f"{name}: {result.steps} steps in {result.train_seconds:.0f} s; held-out {stats}")
+
+
+def _overrides(args: argparse.Namespace) -> dict:
+    out: dict = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        out[key] = json.loads(value) if value[:1] in "[{0123456789-tfn" else value
+    return out
+
+
+def run_variants(args: argparse.Namespace, names: list[str]) -> None:
+    todo = [n for n in names if not (args.out / n / "result.json").is_file()]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    running: list[tuple[str, subprocess.Popen, float]] = []
+    failed = []
+    while todo or running:
+        while todo and len(running) < args.jobs:
+            name = todo.pop(0)
+            cmd = [
+                sys.executable,
+                __file__,
+                "--one",
+                name,
+                "--out",
+                str(args.out),
+                "--config",
+                str(args.config),
+            ]
+            cmd += ["--heldout", str(args.heldout), "--ablation-steps", str(args.ablation_steps)]
+            for item in args.set:
+                cmd += ["--set", item]
+            (args.out / name).mkdir(parents=True, exist_ok=True)
+            log = open(args.out / name / "run.log", "w")  # noqa: SIM115 - closed with the process
+            running.append(
+                (name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env), time.time())
+            )
+            print(f"started {name}")
+        time.sleep(5)
+        for item in list(running):
+            name, proc, t0 = item
+            if proc.poll() is not None:
+                running.remove(item)
+                print(f"{name}: exit {proc.returncode} after {time.time() - t0:.0f} s")
+                if proc.returncode:
+                    failed.append(name)
+    if failed:
+        raise SystemExit(f"variants failed: {', '.join(failed)} (see {args.out}/<name>/run.log)")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--config", type=Path, default=ROOT / "examples/configs/autotool_learning_run.yaml")
+    p.add_argument("--out", type=Path, default=ROOT / "runs/autotool-learning")
+    p.add_argument("--report", type=Path, default=ROOT / "docs/autotool_learning.md")
+    p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS))
+    p.add_argument(
+        "--ablation-steps", type=int, default=0, help="GRPO steps of each ablation (0: as the main run)"
+    )
+    p.add_argument("--heldout", type=int, default=64, help="held-out questions")
+    p.add_argument("--jobs", type=int, default=2, help="variants run at once (one torch thread each)")
+    p.add_argument("--set", action="append", default=[], help="config override KEY=VALUE (repeatable)")
+    p.add_argument("--report-only", action="store_true")
+    p.add_argument("--one", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.one:
+        one_variant(args, args.one)
+        return
+    if not args.report_only:
+        stage_one(args)
+        run_variants(args, [v for v in args.variants.split(",") if v])
+    from eviseek.train.learning_report import write_report
+
+    command = "python scripts/autotool_learning_run.py " + " ".join(sys.argv[1:])
+    path = write_report(args.out, args.report, command=command.strip(), notes=_notes(args))
+    print(f"report: {path}")
+
+
+def _notes(args: argparse.Namespace) -> list[str]:
+    text = (args.config).read_text(encoding="utf-8")
+    return [
+        f"Config: `{args.config.relative_to(ROOT) if args.config.is_relative_to(ROOT) else args.config}`; "
+        f"{args.heldout} held-out questions; "
+        f"ablations at {args.ablation_steps or 'the same number of'} GRPO steps.",
+        "",
+        "<details><summary>config</summary>",
+        "",
+        "```yaml",
+        text.strip(),
+        "```",
+        "",
+        "</details>",
+    ]
+
+
+if __name__ == "__main__":
+    main()

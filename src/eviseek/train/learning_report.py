@@ -1,0 +1,371 @@
+"""The learning run's report: Markdown with PNG plots, computed from the saved results only.
+
+Inputs (written by :mod:`eviseek.train.learning_run` under one output directory):
+``warm/warmup.json``, ``warm/heldout.json`` (an :class:`~eviseek.train.learning_run.Evaluation`
+of the warm-up model) and ``<variant>/result.json`` for each GRPO variant. The goals are the
+issue's; each is checked against the numbers and reported as met or missed, never adjusted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from eviseek.train.learning_run import Evaluation, VariantResult
+from eviseek.train.trl_autotool.warmup import WarmupReport
+
+MAIN = "autotool"
+
+
+class Goal(BaseModel):
+    """One goal of the issue, with the measured value and whether it was met."""
+
+    name: str
+    target: str
+    measured: str
+    met: bool
+
+
+def load_results(out: Path) -> tuple[WarmupReport | None, Evaluation | None, dict[str, VariantResult]]:
+    """The warm-up report, the warm-up model's held-out evaluation and every variant's result."""
+    warm = out / "warm" / "warmup.json"
+    held = out / "warm" / "heldout.json"
+    report = WarmupReport.model_validate_json(warm.read_text()) if warm.is_file() else None
+    heldout = Evaluation.model_validate_json(held.read_text()) if held.is_file() else None
+    variants = {}
+    for path in sorted(out.glob("*/result.json")):
+        r = VariantResult.model_validate_json(path.read_text())
+        variants[r.name] = r
+    return report, heldout, variants
+
+
+def _smooth(values: Sequence[float | None], window: int = 5) -> tuple[list[int], list[float]]:
+    """Trailing moving average over the steps that logged a value."""
+    xs = [i for i, v in enumerate(values) if v is not None]
+    ys = [float(v) for v in values if v is not None]
+    out = []
+    for k in range(len(ys)):
+        chunk = ys[max(0, k - window + 1) : k + 1]
+        out.append(sum(chunk) / len(chunk))
+    return xs, out
+
+
+def _release_step(r: VariantResult) -> int | None:
+    released = r.series.get("amb/released") or []
+    return next((i for i, v in enumerate(released) if v), None)
+
+
+def plot_main(r: VariantResult, warm: Evaluation | None, path: Path) -> None:
+    """Six panels over the main run's steps: accuracy, tool-on shares, valid calls, lambdas, reward, ratio."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(2, 3, figsize=(14, 7.5))
+    rel = _release_step(r)
+    s = r.series
+
+    def line(ax: Any, key: str, label: str, **kw: Any) -> None:
+        if key in s:
+            xs, ys = _smooth(s[key])
+            ax.plot(xs, ys, label=label, **kw)
+
+    ax = axes[0][0]
+    line(ax, "autotool/accuracy", "training rollouts (all)")
+    line(ax, "autotool/accuracy_need_zoom", "need-zoom")
+    line(ax, "autotool/accuracy_no_need", "no-need")
+    if warm is not None and "accuracy" in warm.free.stats:
+        ax.axhline(warm.free.stats["accuracy"], color="grey", ls=":", label="warm-up model, held-out")
+    if r.heldout is not None and "accuracy" in r.heldout.free.stats:
+        ax.axhline(r.heldout.free.stats["accuracy"], color="black", ls="--", label="after GRPO, held-out")
+    ax.set_title("accuracy")
+    ax = axes[0][1]
+    line(ax, "autotool/tool_on_share_need_zoom", "need-zoom questions", color="tab:red")
+    line(ax, "autotool/tool_on_share_no_need", "no-need questions", color="tab:blue")
+    ax.axhline(0.8, color="tab:red", ls=":", lw=0.8)
+    ax.axhline(0.3, color="tab:blue", ls=":", lw=0.8)
+    ax.set_title("tool-on share")
+    ax = axes[0][2]
+    line(ax, "autotool/valid_call_rate", "tool-on rollouts with a crop")
+    ax.set_title("valid-call rate")
+    ax = axes[1][0]
+    line(ax, "amb/lambda_on", "lambda_on", color="tab:red")
+    line(ax, "amb/lambda_off", "lambda_off", color="tab:blue")
+    ax.set_title("AMB coefficients")
+    ax = axes[1][1]
+    line(ax, "reward", "total reward")
+    line(ax, "rewards/tool/mean", "lambda x R_tool")
+    ax.set_title("reward")
+    ax = axes[1][2]
+    line(ax, "amb/ratio_on", "tool-on share (batch)")
+    ax.axhline(0.5, color="grey", ls=":", lw=0.8)
+    ax.set_title("mode ratio seen by AMB")
+    for row in axes:
+        for a in row:
+            if rel is not None:
+                a.axvline(rel, color="green", ls="--", lw=0.8)
+            a.set_xlabel("GRPO step")
+            a.legend(fontsize=7)
+    for a in (axes[0][0], axes[0][1], axes[0][2], axes[1][2]):
+        a.set_ylim(-0.05, 1.05)
+    fig.suptitle(
+        f"AutoTool learning run ({r.steps} GRPO steps; green line: AMB released; curves: 5-step means)"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def plot_variants(results: dict[str, VariantResult], path: Path) -> None:
+    """Tool-on share (all questions) and total reward over the steps of every variant."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for name, r in results.items():
+        for ax, key in zip(axes, ("autotool/tool_on_share", "autotool/accuracy", "reward"), strict=True):
+            if key in r.series:
+                xs, ys = _smooth(r.series[key])
+                ax.plot(xs, ys, label=name)
+    for ax, title in zip(
+        axes, ("tool-on share (all)", "accuracy (training rollouts)", "total reward"), strict=True
+    ):
+        ax.set_title(title)
+        ax.set_xlabel("GRPO step")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def plot_mode_frequency(models: dict[str, Evaluation], path: Path) -> None:
+    """The paper's Figure 3 at our scale: share of each mode per question kind, per model."""
+    plt = _pyplot()
+    names = list(models)
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(names) + 2), 3.8))
+    width = 0.38
+    for k, (key, label, colour) in enumerate(
+        (
+            ("tool_on_share_need_zoom", "need-zoom", "tab:red"),
+            ("tool_on_share_no_need", "no-need", "tab:blue"),
+        )
+    ):
+        vals = [models[n].free.stats.get(key, float("nan")) for n in names]
+        ax.bar([i + (k - 0.5) * width for i in range(len(names))], vals, width, label=label, color=colour)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("share of <tool_on>")
+    ax.set_title("mode frequency on held-out questions (free choice)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a window
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _tail_mean(values: Sequence[float | None] | None, share: float = 0.2) -> float | None:
+    vals = [float(v) for v in (values or []) if v is not None]
+    if not vals:
+        return None
+    k = max(1, round(len(vals) * share))
+    return sum(vals[-k:]) / k
+
+
+def check_goals(warm: Evaluation | None, results: dict[str, VariantResult]) -> list[Goal]:
+    """The issue's goals, measured on the held-out questions and the training curves."""
+    goals: list[Goal] = []
+    main = results.get(MAIN)
+    if main is None or main.heldout is None:
+        return goals
+    st = main.heldout.free.stats
+    on_need, on_no = st.get("tool_on_share_need_zoom"), st.get("tool_on_share_no_need")
+    goals.append(
+        Goal(
+            name="tool-on share on need-zoom questions after GRPO (held-out)",
+            target=">= 0.8",
+            measured=_fmt(on_need),
+            met=on_need is not None and on_need >= 0.8,
+        )
+    )
+    goals.append(
+        Goal(
+            name="tool-on share on no-need questions after GRPO (held-out)",
+            target="<= 0.3",
+            measured=_fmt(on_no),
+            met=on_no is not None and on_no <= 0.3,
+        )
+    )
+    acc, acc0 = st.get("accuracy"), (warm.free.stats.get("accuracy") if warm else None)
+    goals.append(
+        Goal(
+            name="held-out accuracy above the warm-up model's",
+            target=f"> {_fmt(acc0)}",
+            measured=_fmt(acc),
+            met=acc is not None and acc0 is not None and acc > acc0,
+        )
+    )
+    ratio = main.series.get("amb/ratio_on") or []
+    rel = _release_step(main)
+    held = [float(v) for v in ratio[: rel if rel is not None else len(ratio)] if v is not None]
+    after = [float(v) for v in ratio[rel:] if v is not None] if rel is not None else []
+    held_dev = sum(abs(v - 0.5) for v in held) / len(held) if held else None
+    lam = [
+        (a, b)
+        for a, b in zip(
+            main.series.get("amb/lambda_on") or [], main.series.get("amb/lambda_off") or [], strict=False
+        )
+        if a is not None and b is not None
+    ]
+    released_equal = rel is not None and all(abs(a - b) < 1e-9 for a, b in lam[rel:])
+    goals.append(
+        Goal(
+            name="AMB holds the ratio near balance, then releases",
+            target="mean |ratio_on - 0.5| <= 0.15 before release; lambda_on = lambda_off after",
+            measured=(
+                f"mean |ratio_on - 0.5| = {_fmt(held_dev)} over {len(held)} steps before release at step "
+                f"{rel}; lambdas equal after: {released_equal}; mean ratio_on after release "
+                f"{_fmt(sum(after) / len(after) if after else None)}"
+            ),
+            met=held_dev is not None and held_dev <= 0.15 and released_equal,
+        )
+    )
+    no_amb = results.get("no_amb")
+    if no_amb is not None:
+        tail = _tail_mean(no_amb.series.get("autotool/tool_on_share"))
+        collapsed = tail is not None and (tail <= 0.1 or tail >= 0.9)
+        goals.append(
+            Goal(
+                name="without AMB the run collapses towards one mode",
+                target="tool-on share of the last 20% of steps <= 0.1 or >= 0.9",
+                measured=_fmt(tail),
+                met=collapsed,
+            )
+        )
+    return goals
+
+
+def heldout_table(models: dict[str, Evaluation]) -> list[str]:
+    """Markdown rows: held-out numbers of every model with free mode choice."""
+    head = (
+        "| model | accuracy | acc. need-zoom | acc. no-need | tool-on need-zoom | tool-on no-need "
+        "| valid-call rate | output tokens | seconds per question |"
+    )
+    lines = [head, "|" + "---|" * 9]
+    for name, ev in models.items():
+        s = ev.free.stats
+        n = max(1, len(ev.free.rollouts))
+        secs = sum(r.seconds for r in ev.free.rollouts) / n
+        lines.append(
+            f"| {name} | {_fmt(s.get('accuracy'))} | {_fmt(s.get('accuracy_need_zoom'))} | "
+            f"{_fmt(s.get('accuracy_no_need'))} | {_fmt(s.get('tool_on_share_need_zoom'))} | "
+            f"{_fmt(s.get('tool_on_share_no_need'))} | {_fmt(s.get('valid_call_rate'))} | "
+            f"{_fmt(s.get('output_tokens_mean'))} | {secs:.3f} |"
+        )
+    return lines
+
+
+def efficiency_table(models: dict[str, Evaluation]) -> list[str]:
+    """Markdown rows: calls, output tokens and seconds per question by the mode the model chose."""
+    lines = [
+        "| model | mode | questions | zoom calls / question | output tokens / question | seconds / question |"
+    ]
+    lines.append("|" + "---|" * 6)
+    for name, ev in models.items():
+        for mode in ("tool_on", "tool_off"):
+            rs = [r for r in ev.free.rollouts if r.mode == mode]
+            if not rs:
+                continue
+            k = len(rs)
+            lines.append(
+                f"| {name} | {mode} | {k} | {sum(r.calls for r in rs) / k:.2f} | "
+                f"{sum(r.output_tokens for r in rs) / k:.1f} | {sum(r.seconds for r in rs) / k:.3f} |"
+            )
+    return lines
+
+
+def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] = ()) -> Path:
+    """Write the Markdown report and its plots (next to it, in ``<report stem>/``)."""
+    warmup, warm_eval, results = load_results(out)
+    figs = report.parent / report.stem
+    figs.mkdir(parents=True, exist_ok=True)
+    lines = ["# AutoTool learning run (CPU scale)", ""]
+    lines += [
+        "Reproduce (writes this file and its plots):",
+        "",
+        "```bash",
+        command,
+        "```",
+        "",
+    ]
+    lines += list(notes)
+    if warmup is not None:
+        lines += [
+            "",
+            "## Stage 1: supervised warm-up",
+            "",
+            f"{warmup.steps} steps in {warmup.seconds:.0f} s; loss {warmup.losses[0]:.2f} -> "
+            f"{sum(warmup.losses[-10:]) / min(10, len(warmup.losses)):.3f} (mean of the last 10 steps).",
+        ]
+    if warm_eval is not None:
+        lines += ["", "What each mode is worth to the warm-up model on held-out questions (mode forced):", ""]
+        lines += [
+            "| mode forced | accuracy | need-zoom | no-need | valid-call rate |",
+            "|---|---|---|---|---|",
+        ]
+        for label, res in (("<tool_on>", warm_eval.forced_on), ("<tool_off>", warm_eval.forced_off)):
+            if res is not None:
+                s = res.stats
+                lines.append(
+                    f"| {label} | {_fmt(s.get('accuracy'))} | {_fmt(s.get('accuracy_need_zoom'))} | "
+                    f"{_fmt(s.get('accuracy_no_need'))} | {_fmt(s.get('valid_call_rate'))} |"
+                )
+    main = results.get(MAIN)
+    if main is not None:
+        plot_main(main, warm_eval, figs / "main_run.png")
+        lines += [
+            "",
+            f"## Stage 2: GRPO with MSPO and AMB ({main.steps} steps, {main.train_seconds / 60:.1f} min)",
+            "",
+            f"![main run]({figs.name}/main_run.png)",
+        ]
+    goals = check_goals(warm_eval, results)
+    if goals:
+        lines += ["", "## Goals", "", "| goal | target | measured | met |", "|---|---|---|---|"]
+        lines += [f"| {g.name} | {g.target} | {g.measured} | {'yes' if g.met else '**no**'} |" for g in goals]
+    models: dict[str, Evaluation] = {}
+    if warm_eval is not None:
+        models["warm-up"] = warm_eval
+    models.update({n: r.heldout for n, r in results.items() if r.heldout is not None})
+    if models:
+        plot_mode_frequency(models, figs / "mode_frequency.png")
+        lines += ["", "## Held-out questions (free mode choice, greedy)", ""]
+        lines += heldout_table(models)
+        lines += ["", f"![mode frequency]({figs.name}/mode_frequency.png)", ""]
+        lines += ["### Efficiency by chosen mode", ""]
+        lines += efficiency_table(models)
+    if len(results) > 1:
+        plot_variants(results, figs / "variants.png")
+        lines += ["", "## Ablations (the paper's component-table rows at our scale)", ""]
+        lines += [
+            "| variant | preset | GRPO steps | minutes | tool-on share, last 20% of steps |",
+            "|---|---|---|---|---|",
+        ]
+        for name, r in results.items():
+            tail = _tail_mean(r.series.get("autotool/tool_on_share"))
+            lines.append(f"| {name} | {r.preset} | {r.steps} | {r.train_seconds / 60:.1f} | {_fmt(tail)} |")
+        lines += ["", f"![variants]({figs.name}/variants.png)"]
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (figs / "goals.json").write_text(json.dumps([g.model_dump() for g in goals], indent=2), encoding="utf-8")
+    return report

@@ -1,0 +1,181 @@
+"""The AutoTool learning run: one warm-up, then GRPO variants from the same warmed model.
+
+Stage 1 (:func:`warm_start`) fits the tiny model on synthetic traces of both modes and saves
+it. Stage 2 (:func:`run_variant`) loads that model and runs GRPO through
+:func:`eviseek.train.trl_autotool.build_trainer`, the code path of ``eviseek train autotool``,
+with one preset of :mod:`eviseek.train.presets` per variant, then evaluates the result on
+held-out rows (:func:`evaluate_saved`). Every variant writes ``result.json``
+(:class:`VariantResult`); :mod:`eviseek.train.learning_report` turns them into the report.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from eviseek._lazy import require
+from eviseek.train.autotool_config import AutoToolTrainConfig, load_config
+from eviseek.train.data import TrainingRow
+from eviseek.train.frames import ImageFrame
+from eviseek.train.policy_eval import HeldOutResult, evaluate_policy
+from eviseek.train.trl_autotool.dataset import load_rows
+from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
+from eviseek.train.trl_autotool.run import build_trainer, load_model_and_processor
+from eviseek.train.trl_autotool.warmup import WarmupReport, warmup_conversations, warmup_sft
+
+STEP_KEYS = (
+    "reward",
+    "rewards/accuracy/mean",
+    "rewards/format/mean",
+    "rewards/tool/mean",
+    "autotool/accuracy",
+    "autotool/accuracy_need_zoom",
+    "autotool/accuracy_no_need",
+    "autotool/tool_on_share",
+    "autotool/tool_on_share_need_zoom",
+    "autotool/tool_on_share_no_need",
+    "autotool/valid_call_rate",
+    "autotool/no_mode_share",
+    "amb/lambda_on",
+    "amb/lambda_off",
+    "amb/ratio_on",
+    "amb/released",
+    "completions/mean_length",
+)
+"""The per-step series kept from TRL's log history (absent keys are skipped)."""
+
+
+class Evaluation(BaseModel):
+    """Held-out results of one model: free mode choice, and each mode forced."""
+
+    free: HeldOutResult
+    forced_on: HeldOutResult | None = None
+    forced_off: HeldOutResult | None = None
+    seconds: float = 0.0
+
+
+class VariantResult(BaseModel):
+    """What one GRPO variant did: per-step training series and the held-out evaluation."""
+
+    name: str
+    preset: str | None
+    steps: int
+    train_seconds: float
+    series: dict[str, list[float | None]] = Field(default_factory=dict)
+    """Each of :data:`STEP_KEYS` per step (``None`` where a step did not log it)."""
+    heldout: Evaluation | None = None
+    tool_calls: int = 0
+    crops_in_completions: int = 0
+
+
+def _frame(cfg: AutoToolTrainConfig, processor: Any) -> ImageFrame:
+    return ImageFrame.from_processor(processor) if cfg.zoom.coordinates == "shown" else ImageFrame()
+
+
+def warm_start(cfg: AutoToolTrainConfig, out: Path, rows: list[TrainingRow] | None = None) -> WarmupReport:
+    """Stage 1: build the model, fit it on the warm-up traces and save it (with its processor) to ``out``."""
+    if cfg.torch_threads is not None:
+        require("torch", "train", "AutoTool training").set_num_threads(cfg.torch_threads)
+    model, processor, _ = load_model_and_processor(cfg)
+    frame = _frame(cfg, processor)
+    train_rows = rows if rows is not None else load_rows(cfg)
+    env = ZoomToolEnvironment(cfg.zoom.coordinates, frame, cfg.zoom.settings)
+    convos = warmup_conversations(
+        train_rows, env, cfg.zoom.coordinates, frame, cfg.warmup.modes, compact=cfg.prompt_style == "compact"
+    )
+    report = warmup_sft(
+        model,
+        processor,
+        convos,
+        [env.image_zoom_in_tool],
+        steps=cfg.warmup.steps,
+        learning_rate=cfg.warmup.learning_rate,
+        batch_size=cfg.warmup.batch_size,
+        seed=cfg.grpo.seed,
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(out))
+    processor.save_pretrained(str(out))
+    (out / "warmup.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    return report
+
+
+def variant_config(
+    config_path: Path,
+    warm_dir: Path,
+    out: Path,
+    *,
+    preset: str | None,
+    overrides: dict[str, Any] | None = None,
+) -> AutoToolTrainConfig:
+    """The config of one GRPO variant: the learning-run file, a preset, starting from the warmed model."""
+    base = {"tiny_model": None, "model": str(warm_dir), "warmup.steps": 0, "output_dir": str(out)}
+    return load_config(config_path, {**base, **(overrides or {})}, preset=preset)
+
+
+def evaluate_saved(
+    cfg: AutoToolTrainConfig, model: Any, processor: Any, rows: list[TrainingRow], *, forced: bool = True
+) -> Evaluation:
+    """Held-out evaluation of a model: free mode choice, plus each mode forced when ``forced``."""
+    start = time.perf_counter()
+    frame = _frame(cfg, processor)
+    env = ZoomToolEnvironment(cfg.zoom.coordinates, frame, cfg.zoom.settings)
+    kw: dict[str, Any] = {
+        "coordinates": cfg.zoom.coordinates,
+        "frame": frame,
+        "env": env,
+        "tools": cfg.zoom.enabled,
+        "max_new_tokens": 64,
+        "max_turns": 1 + cfg.grpo.max_tool_calling_iterations,
+        "compact": cfg.prompt_style == "compact",
+    }
+    ev = Evaluation(free=evaluate_policy(model, processor, rows, **kw))
+    if forced:
+        if cfg.zoom.enabled:
+            ev.forced_on = evaluate_policy(model, processor, rows, force_mode="tool_on", **kw)
+        ev.forced_off = evaluate_policy(model, processor, rows, force_mode="tool_off", **kw)
+    ev.seconds = time.perf_counter() - start
+    return ev
+
+
+def run_variant(
+    name: str,
+    cfg: AutoToolTrainConfig,
+    heldout: list[TrainingRow],
+    *,
+    preset: str | None = None,
+    forced: bool = False,
+) -> VariantResult:
+    """Stage 2 for one variant: GRPO from the warmed model, then the held-out evaluation.
+
+    Writes ``result.json`` to the variant's ``output_dir`` (the trained weights are not kept).
+    """
+    if cfg.torch_threads is not None:
+        require("torch", "train", "AutoTool training").set_num_threads(cfg.torch_threads)
+    run = build_trainer(cfg)
+    summary = run.train(save=False)
+    steps = [h for h in summary.log_history if "loss" in h]
+    series: dict[str, list[float | None]] = {}
+    for key in STEP_KEYS:
+        values = [h.get(key) for h in steps]
+        if any(v is not None for v in values):
+            series[key] = [float(v) if isinstance(v, (int, float)) else None for v in values]
+    result = VariantResult(
+        name=name,
+        preset=preset,
+        steps=summary.steps,
+        train_seconds=summary.train_seconds,
+        series=series,
+        tool_calls=summary.tool_calls,
+        crops_in_completions=summary.crops_in_completions,
+    )
+    result.heldout = evaluate_saved(
+        cfg, run.trainer.model, run.trainer.processing_class, heldout, forced=forced
+    )
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "result.json").write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    return result

@@ -1,0 +1,122 @@
+"""Synthetic "tag grid" questions: a CPU-scale task where some questions need a zoom and some do not.
+
+Each image is a square of noisy background colour cut into a ``grid x grid`` lattice of cells;
+every cell holds one small coloured tag. Two kinds of question (ours, designed for the learning
+run of ``scripts/autotool_learning_run.py``):
+
+* **need-zoom**: "What colour is the small tag in row R, column C?" The tag is a few pixels wide
+  in the original image. The processor shows the whole image shrunk by ``downscale`` (8x by
+  default, so the tag covers about one shown pixel and blends into the noise), while a zoom on
+  the cell returns the crop at close to full resolution (the tag covers several pixels of one
+  patch). The cell is named in the question, so the right box is learnable from the text.
+* **no-need**: "What colour is the background?" Readable from the shrunk whole image; a zoom
+  into any cell shows it too, but adds a turn (and, under MSPO, risks the -0.5 penalty).
+
+Options are the same four colour names for both kinds, in a seeded order; a tag's colour is
+never the background's. Rows are :class:`~eviseek.train.data.TrainingRow` (``needs_zoom`` and
+``target_boxes`` set: the named cell for need-zoom rows, a random cell for no-need rows, which
+is the box the warm-up's tool-on traces zoom into).
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from eviseek.train.data import TrainingRow, format_options
+
+COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (205, 45, 45),
+    "green": (45, 170, 70),
+    "blue": (50, 80, 215),
+    "yellow": (225, 200, 40),
+}
+"""The four colour names every question offers, with the RGB the images use."""
+
+NEED_ZOOM_KIND = "tag"
+NO_NEED_KIND = "background"
+
+
+class TagGridConfig(BaseModel):
+    """Sizes of a tag-grid image (original pixels)."""
+
+    size: int = Field(default=512, ge=64)
+    """Side of the square image."""
+    grid: int = Field(default=4, ge=2, le=8)
+    """Cells per side; a zoom on one cell magnifies by up to ``grid`` times."""
+    tag_size: int = Field(default=8, ge=2)
+    """Side of each tag; with the defaults about one pixel once the image is shown at 128x128."""
+    noise: int = Field(default=40, ge=0, le=120)
+    """Amplitude of the per-pixel noise on the background (hides a one-pixel tint)."""
+    zoom_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Share of rows whose question needs zooming."""
+
+
+def cell_box(config: TagGridConfig, row: int, col: int) -> list[float]:
+    """``[x1, y1, x2, y2]`` of a cell (0-based row and column) in original pixels."""
+    side = config.size // config.grid
+    return [float(col * side), float(row * side), float((col + 1) * side), float((row + 1) * side)]
+
+
+def tag_grid_row(
+    seed: int, config: TagGridConfig | None = None, *, needs_zoom: bool | None = None
+) -> TrainingRow:
+    """One tag-grid question, fully determined by ``seed``."""
+    from PIL import Image as PILImage
+
+    cfg = config or TagGridConfig()
+    rng = np.random.default_rng(seed)
+    if needs_zoom is None:
+        needs_zoom = bool(rng.random() < cfg.zoom_share)
+    names = list(COLOURS)
+    background = names[int(rng.integers(len(names)))]
+    others = [c for c in names if c != background]
+    n, side = cfg.grid, cfg.size // cfg.grid
+    base = np.array(COLOURS[background], dtype=np.int16)
+    noise = rng.integers(-cfg.noise, cfg.noise + 1, size=(cfg.size, cfg.size, 3), dtype=np.int16)
+    pixels = np.clip(base + noise, 0, 255).astype(np.uint8)
+    tags: dict[tuple[int, int], str] = {}
+    t = cfg.tag_size
+    for r in range(n):
+        for c in range(n):
+            colour = others[int(rng.integers(len(others)))]
+            tags[(r, c)] = colour
+            # The tag sits at a seeded spot in the middle half of its cell.
+            x = c * side + int(rng.integers(side // 4, 3 * side // 4 - t + 1))
+            y = r * side + int(rng.integers(side // 4, 3 * side // 4 - t + 1))
+            pixels[y : y + t, x : x + t] = COLOURS[colour]
+    if needs_zoom:
+        r, c = int(rng.integers(n)), int(rng.integers(n))
+        truth = tags[(r, c)]
+        head = f"What colour is the small tag in row {r + 1}, column {c + 1}?"
+        box = cell_box(cfg, r, c)
+    else:
+        truth = background
+        head = "What colour is the background?"
+        box = cell_box(cfg, int(rng.integers(n)), int(rng.integers(n)))
+    options = [names[int(i)] for i in rng.permutation(len(names))]
+    buf = io.BytesIO()
+    PILImage.fromarray(pixels).save(buf, format="PNG", compress_level=1)
+    return TrainingRow(
+        id=f"tag-grid-{seed}",
+        source="tag_grid",
+        question=format_options(head, options),
+        images=[buf.getvalue()],
+        ground_truth=truth,
+        answer_kind="option",
+        options=options,
+        needs_zoom=needs_zoom,
+        target_boxes=[box],
+        # The warm-up zooms on exactly the cell: a margin would halve the magnification.
+        extra_info={"seed": seed, "kind": NEED_ZOOM_KIND if needs_zoom else NO_NEED_KIND, "zoom_pad": 0.0},
+    )
+
+
+def tag_grid_rows(n: int, seed: int = 0, config: TagGridConfig | None = None) -> list[TrainingRow]:
+    """``n`` rows; row ``i`` uses seed ``seed * 100003 + i``, so different ``seed`` values never overlap
+    for ``n`` below 100003 (train and held-out sets use different seeds)."""
+    if n < 0:
+        raise ValueError("n must be non-negative")
+    return [tag_grid_row(seed * 100_003 + i, config) for i in range(n)]

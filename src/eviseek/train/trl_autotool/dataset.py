@@ -1,0 +1,81 @@
+"""Training rows in TRL's conversational VLM format (``prompt`` + ``images`` + reward columns)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from eviseek._lazy import require
+from eviseek.autotool.prompts import system_prompt, user_prompt
+from eviseek.errors import ConfigError
+from eviseek.train.autotool_config import AutoToolTrainConfig, Coordinates
+from eviseek.train.data import TrainingRow
+from eviseek.train.frames import ImageFrame, box_frame
+
+
+def prompt_for(
+    row: TrainingRow, coordinates: Coordinates, frame: ImageFrame, *, compact: bool = False
+) -> list[dict[str, Any]]:
+    """TRL conversational prompt of a row: system turn, then the images and the question.
+
+    The tool list is not in the system text: TRL's chat template renders the tools itself.
+    ``compact`` uses the short prompts (``prompt_style: compact`` in the training config).
+    """
+    size: tuple[int, int] | None = None
+    fmt = row.answer_format()
+    if row.images:
+        pil = row.pil_images()[0]
+        if coordinates == "normalized_1000":
+            fmt += " Write zoom boxes on a 0..1000 grid over the image."
+        else:
+            size = box_frame(coordinates, frame, pil.width, pil.height)
+    content: list[dict[str, Any]] = [{"type": "image"} for _ in row.images]
+    content.append(
+        {
+            "type": "text",
+            "text": user_prompt(row.question, answer_format=fmt, image_size=size, compact=compact),
+        }
+    )
+    return [
+        # Both turns use content lists: Arrow cannot store a column that mixes strings and lists.
+        {
+            "role": "system",
+            "content": [{"type": "text", "text": system_prompt(tools=False, compact=compact)}],
+        },
+        {"role": "user", "content": content},
+    ]
+
+
+def trl_dataset(
+    rows: Sequence[TrainingRow], coordinates: Coordinates, frame: ImageFrame, *, compact: bool = False
+) -> Any:
+    """A ``datasets.Dataset`` in TRL's VLM format with the columns the rewards read."""
+    datasets = require("datasets", "train", "AutoTool training data")
+    records = []
+    for row in rows:
+        rec = row.to_trl(tools_in_system=False)
+        rec["prompt"] = prompt_for(row, coordinates, frame, compact=compact)
+        records.append(rec)
+    return datasets.Dataset.from_list(records)
+
+
+def load_rows(cfg: AutoToolTrainConfig) -> list[TrainingRow]:
+    """The training rows the config names (synthetic or from a file)."""
+    from eviseek.train.data import SyntheticConfig, load_saved_rows, load_training_rows, synthetic_rows
+
+    if cfg.data.tag_grid is not None:
+        from eviseek.train.tag_grid import TagGridConfig, tag_grid_rows
+
+        t = cfg.data.tag_grid
+        return tag_grid_rows(t.n, seed=t.seed, config=TagGridConfig(**t.model_dump(exclude={"n", "seed"})))
+    if cfg.data.synthetic is not None:
+        s = cfg.data.synthetic
+        return synthetic_rows(s.n, seed=s.seed, config=SyntheticConfig(**s.model_dump(exclude={"n", "seed"})))
+    f = cfg.data.file
+    assert f is not None
+    if not f.path.exists():
+        raise ConfigError(f"data.file.path {f.path} does not exist")
+    if f.layout == "saved":
+        rows = load_saved_rows(f.path)
+        return rows[: f.limit] if f.limit else rows
+    return load_training_rows(f.path, f.layout, limit=f.limit)

@@ -1,0 +1,50 @@
+"""The tag-grid task: deterministic rows whose need-zoom evidence vanishes at the shown size."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image as PILImage
+
+from eviseek.train.frames import smart_resize
+from eviseek.train.tag_grid import COLOURS, TagGridConfig, cell_box, tag_grid_row, tag_grid_rows
+
+
+def _colour_pixels(arr: np.ndarray, colour: str, tol: int = 1) -> int:
+    return int((np.abs(arr.astype(int) - np.array(COLOURS[colour])).max(axis=2) <= tol).sum())
+
+
+def test_rows_are_deterministic_and_seeds_do_not_overlap() -> None:
+    a, b = tag_grid_rows(4, seed=0), tag_grid_rows(4, seed=0)
+    assert [r.model_dump() for r in a] == [r.model_dump() for r in b]
+    assert {r.id for r in a}.isdisjoint({r.id for r in tag_grid_rows(4, seed=1)})
+
+
+def test_need_zoom_question_names_the_cell_that_holds_the_answer() -> None:
+    cfg = TagGridConfig()
+    row = tag_grid_row(3, cfg, needs_zoom=True)
+    assert row.needs_zoom and row.options is not None and row.ground_truth in row.options
+    assert "row" in row.question and "column" in row.question
+    x1, y1, x2, y2 = (int(v) for v in row.target_boxes[0])
+    assert [x1, y1, x2, y2] in [[int(v) for v in cell_box(cfg, r, c)] for r in range(4) for c in range(4)]
+    arr = np.asarray(row.pil_images()[0])
+    cell = arr[y1:y2, x1:x2]
+    # The named cell holds exactly one tag of the answer's colour (8x8 pixels) ...
+    assert _colour_pixels(cell, row.ground_truth) == cfg.tag_size**2
+    # ... which shrinks below one pixel's worth of colour in the image the model is shown.
+    h, w = smart_resize(cfg.size, cfg.size, 32, 32 * 32, 64 * 64)
+    shown = np.asarray(PILImage.fromarray(arr).resize((w, h), PILImage.Resampling.BICUBIC))
+    assert (w, h) == (64, 64) and _colour_pixels(shown, row.ground_truth, tol=10) <= 1
+
+
+def test_no_need_question_asks_for_the_background() -> None:
+    row = tag_grid_row(5, needs_zoom=False)
+    assert not row.needs_zoom and row.ground_truth in COLOURS and "background" in row.question
+    arr = np.asarray(row.pil_images()[0]).astype(int)
+    assert np.abs(arr.mean(axis=(0, 1)) - np.array(COLOURS[row.ground_truth])).max() < 15
+    assert row.extra_info["zoom_pad"] == 0.0
+
+
+def test_zoom_share_splits_the_rows() -> None:
+    rows = tag_grid_rows(200, seed=2, config=TagGridConfig(size=128, tag_size=2))
+    share = sum(bool(r.needs_zoom) for r in rows) / len(rows)
+    assert 0.4 < share < 0.6
