@@ -1,0 +1,75 @@
+"""The learning run's machinery at test scale: warm-up, GRPO from the warmed model, held-out
+evaluation and the report, all through the code path ``eviseek train autotool`` uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eviseek.train.autotool_config import AutoToolTrainConfig
+from eviseek.train.learning_report import check_goals, write_report
+from eviseek.train.learning_run import evaluate_saved, run_variant, warm_start
+from eviseek.train.tag_grid import TagGridConfig, tag_grid_rows
+from eviseek.train.trl_autotool.run import load_model_and_processor
+
+GRID = {"size": 256, "grid": 4, "tag_size": 4, "noise": 40, "zoom_share": 0.5}
+
+
+def _config(tmp: Path, **over: object) -> AutoToolTrainConfig:
+    data = {
+        "tiny_model": {"max_image_pixels": 1024, "min_image_pixels": 1024},
+        "output_dir": str(tmp / "run"),
+        "torch_threads": 1,
+        "prompt_style": "compact",
+        "max_image_pixels": 1024,
+        "data": {"tag_grid": {"n": 4, "seed": 3, **GRID}},
+        "warmup": {"steps": 60, "learning_rate": 0.003, "batch_size": 4, "modes": "both"},
+        "grpo": {
+            "max_steps": 8,
+            "learning_rate": 3e-4,
+            "num_generations": 4,
+            "per_device_train_batch_size": 8,
+            "max_completion_length": 96,
+            "max_tool_calling_iterations": 1,
+            "temperature": 1.0,
+            "use_cpu": True,
+            "seed": 0,
+        },
+    }
+    data.update(over)
+    return AutoToolTrainConfig.model_validate(data)
+
+
+@pytest.mark.slow
+def test_warm_up_then_grpo_raises_the_reward(tmp_path: Path) -> None:
+    cfg = _config(tmp_path)
+    warm = tmp_path / "warm"
+    report = warm_start(cfg, warm)
+    assert report.steps == 60 and report.losses[-1] < report.losses[0] / 4
+
+    heldout = tag_grid_rows(4, seed=4, config=TagGridConfig(**GRID))
+    wcfg = _config(tmp_path, tiny_model=None, model=str(warm), warmup={"steps": 0})
+    model, processor, _ = load_model_and_processor(wcfg)
+    before = evaluate_saved(wcfg, model, processor, heldout, forced=True)
+    assert before.forced_on is not None and before.forced_off is not None
+    # Forcing a mode works: every forced rollout declares it.
+    assert {r.mode for r in before.forced_on.rollouts} == {"tool_on"}
+    assert {r.mode for r in before.forced_off.rollouts} == {"tool_off"}
+    (warm / "heldout.json").write_text(before.model_dump_json(), encoding="utf-8")
+
+    result = run_variant("autotool", wcfg.model_copy(update={"output_dir": tmp_path / "autotool"}), heldout)
+    reward = [v for v in result.series["reward"] if v is not None]
+    assert len(reward) == 8
+    # On this fixed seed the mean reward of the last three steps is above the first three's.
+    assert sum(reward[-3:]) / 3 > sum(reward[:3]) / 3, reward
+    # AMB ran and released for the last quarter (2 of 8 steps).
+    assert result.series["amb/released"][-2:] == [1.0, 1.0] and result.series["amb/released"][0] == 0.0
+    assert result.heldout is not None and "accuracy" in result.heldout.free.stats
+
+    path = write_report(tmp_path, tmp_path / "report.md", command="python scripts/autotool_learning_run.py")
+    text = path.read_text()
+    assert "## Goals" in text and "main_run.png" in text
+    assert (tmp_path / "report" / "main_run.png").stat().st_size > 1000
+    goals = check_goals(before, {"autotool": result})
+    assert {g.name for g in goals} >= {"held-out accuracy above the warm-up model's"}
