@@ -179,3 +179,25 @@ def test_bad_agent_settings_raise() -> None:
         AutoToolAgent(max_turns=0)
     with pytest.raises(ValueError):
         AutoToolAgent(force_mode="sometimes")  # type: ignore[arg-type]
+
+
+def test_grounding_questions_get_the_plain_system_prompt_and_the_grounding_request() -> None:
+    from eviseek.autotool.prompts import GROUNDING_SYSTEM
+    from eviseek.types import Question
+
+    arr = np.full((400, 600, 3), 90, dtype=np.uint8)
+    q = Question(
+        id="g1",
+        text='Find "the blue cup" in the image and give its bounding box.',
+        contract=AnswerContract(kind="bbox"),
+        ground_truth="[10, 20, 110, 220]",
+        initial_image=Image.from_array(arr),
+        metadata={"expression": "the blue cup"},
+    )
+    model = ScriptedModel(['<think>left</think><answer>{"bbox_2d": [10, 20, 110, 220]}</answer>'])
+    env = as_async(ImageZoomEnv(max_pixels=None))
+    traj = asyncio.run(AutoToolAgent().run(env, q, model))
+    system, user = model.requests[0][0][:2]
+    assert system.text() == GROUNDING_SYSTEM
+    assert '"the blue cup"' in user.text() and "<tool_on>" not in user.text() and "bbox_2d" in user.text()
+    assert traj.result is not None and traj.result.answer is not None and "bbox_2d" in traj.result.answer

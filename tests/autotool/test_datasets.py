@@ -90,3 +90,13 @@ def test_load_benchmark_specs_and_errors(hrbench_tsv: Path, tmp_path: Path) -> N
     bad.write_text('{"question": "q", "answer": "maybe", "image": "x.png"}\n')
     with pytest.raises(ConfigError, match="yes or no"):
         load_pope(bad, tmp_path)
+
+
+def test_vstar_shuffle_switch_and_reasoning_specs(vstar_dir: Path, tmp_path: Path) -> None:
+    _, shuffled = load_benchmark(f"vstar:{vstar_dir}", tmp_path / "imgs", seed=3)
+    _, plain = load_benchmark(f"vstar:{vstar_dir}", tmp_path / "imgs", shuffle_vstar=False)
+    assert [q.contract.options for q in plain] == [q.metadata["source_options"] for q in plain]
+    assert [q.contract.options for q in shuffled] != [q.contract.options for q in plain]
+    (tmp_path / "dyn.json").write_text(json.dumps([{"id": "1", "question": "2+2?", "answer": "4"}]))
+    kind, qs = load_benchmark(f"dynamath:{tmp_path / 'dyn.json'}", tmp_path / "imgs")
+    assert kind == "reasoning" and qs[0].family == "dynamath"

@@ -23,9 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from eviseek.autotool.parser import ParsedTurn, ToolCall, parse_turn
 from eviseek.autotool.prompts import (
+    GROUNDING_SYSTEM,
     ForceHow,
     answer_format,
     final_answer_text,
+    grounding_prompt,
     no_action_text,
     system_prompt,
     tool_error_text,
@@ -151,17 +153,22 @@ class AutoToolAgent:
             config=self.config(),
             initial_image=shown,
         )
-        text = user_prompt(
-            question.text,
-            answer_format=answer_format(question.contract.kind, question.contract.options),
-            image_size=shown_size,
-            force_mode=self.force_mode,
-            force_how=self.force_how,
-        )
-        messages: list[ChatMessage] = [
-            ChatMessage.system(system_prompt()),
-            ChatMessage.user(shown, text),
-        ]
+        if question.contract.kind == "bbox" and question.metadata.get("expression"):
+            # Grounding benchmarks are run as the paper ran them (appendix A.2): a plain system
+            # prompt and the Seg-Zero-style grounding request, the same for every model.
+            messages: list[ChatMessage] = [
+                ChatMessage.system(GROUNDING_SYSTEM),
+                ChatMessage.user(shown, grounding_prompt(str(question.metadata["expression"]))),
+            ]
+        else:
+            text = user_prompt(
+                question.text,
+                answer_format=answer_format(question.contract.kind, question.contract.options),
+                image_size=shown_size,
+                force_mode=self.force_mode,
+                force_how=self.force_how,
+            )
+            messages = [ChatMessage.system(system_prompt()), ChatMessage.user(shown, text)]
         frame_of: dict[int, int] = {id(shown): 0}
         mode: Mode | None = None
         declared = False

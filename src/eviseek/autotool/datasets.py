@@ -38,7 +38,7 @@ from typing import Any, Literal
 from eviseek.errors import ConfigError
 from eviseek.types import AnswerContract, Image, Question
 
-DatasetKind = Literal["vstar", "hrbench", "pope", "grounding", "synthetic"]
+DatasetKind = Literal["vstar", "hrbench", "pope", "grounding", "synthetic", "reasoning"]
 KINDS: dict[str, DatasetKind] = {
     "vstar": "vstar",
     "hrbench": "hrbench",
@@ -46,7 +46,13 @@ KINDS: dict[str, DatasetKind] = {
     "hrbench8k": "hrbench",
     "pope": "pope",
     "refcoco": "grounding",
+    "refcoco+": "grounding",
+    "refcocog": "grounding",
     "grounding": "grounding",
+    **{
+        name: "reasoning"
+        for name in ("mathvista", "mathverse", "mathvision", "wemath", "dynamath", "logicvista")
+    },
     "synthetic": "synthetic",
 }
 
@@ -357,9 +363,20 @@ def load_synthetic(n: int, image_dir: str | Path, *, seed: int = 0, size: int = 
 
 
 def load_benchmark(
-    spec: str, image_dir: str | Path, *, seed: int = 0, limit: int | None = None
+    spec: str,
+    image_dir: str | Path,
+    *,
+    seed: int = 0,
+    limit: int | None = None,
+    shuffle_vstar: bool = True,
 ) -> tuple[DatasetKind, list[Question]]:
-    """Load ``NAME:PATH`` (vstar, hrbench4k, hrbench8k, pope, refcoco) or ``synthetic:N[:WIDTH]``."""
+    """Load ``NAME:PATH`` or ``synthetic:N[:WIDTH]``.
+
+    NAME is vstar, hrbench4k, hrbench8k, pope, refcoco / refcoco+ / refcocog (grounding), or one
+    of the reasoning benchmarks (mathvista, mathverse, mathvision, wemath, dynamath, logicvista;
+    see :mod:`eviseek.autotool.reasoning`). ``shuffle_vstar=False`` keeps V*'s options in the
+    source order (the correct one first, as DeepEyes' evaluation shows them).
+    """
     name, sep, arg = spec.partition(":")
     kind = KINDS.get(name.lower()) if sep else None
     if kind is None:
@@ -377,7 +394,11 @@ def load_benchmark(
             raise ConfigError("synthetic:N[:WIDTH] needs N >= 1 and WIDTH >= 64")
         return kind, load_synthetic(n if limit is None else min(n, limit), image_dir, seed=seed, size=size)
     if kind == "vstar":
-        return kind, load_vstar(arg, image_dir, seed=seed, limit=limit)
+        return kind, load_vstar(arg, image_dir, seed=seed, shuffle=shuffle_vstar, limit=limit)
+    if kind == "reasoning":
+        from eviseek.autotool.reasoning import load_reasoning
+
+        return kind, load_reasoning(name.lower(), arg, image_dir, limit=limit)
     if kind == "hrbench":
         return kind, load_hrbench(arg, image_dir, limit=limit)
     if kind == "pope":

@@ -34,6 +34,7 @@ from eviseek.answers import parse_yes_no
 from eviseek.autotool.agent import AutoToolAgent
 from eviseek.autotool.datasets import DatasetKind, load_benchmark
 from eviseek.autotool.protocol import Mode
+from eviseek.autotool.reasoning import REASONING_BENCHMARKS, score_reasoning
 from eviseek.autotool.scoring import check_answer, iou, parse_box
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
@@ -52,6 +53,8 @@ class AutoToolEvalConfig(BaseModel):
     """``NAME:PATH`` (vstar, hrbench4k, hrbench8k, pope, refcoco) or ``synthetic:N``."""
     limit: int | None = Field(default=None, ge=1)
     seed: int = 0
+    shuffle_vstar: bool = True
+    """Shuffle V*'s options with ``seed`` (its source lists the correct one first)."""
     agents: list[str] = Field(default_factory=lambda: [AGENT])
     agent_config: dict[str, Any] = Field(default_factory=dict)
     """``max_turns``, ``force_mode``, ``force_how``, ``max_pixels``, sampling settings."""
@@ -148,7 +151,10 @@ def score_episode(question: Question, traj: Trajectory) -> EpisodeResult:
         else:
             result.correct, result.score = False, 0.0
         return result
-    ok, canon = check_answer(text, question.ground_truth, kind, question.contract.options)
+    if question.metadata.get("benchmark") in REASONING_BENCHMARKS:
+        ok, canon = score_reasoning(text or "", question)
+    else:
+        ok, canon = check_answer(text, question.ground_truth, kind, question.contract.options)
     result.correct = ok
     result.score = 1.0 if ok else 0.0
     if canon is not None:
@@ -303,7 +309,13 @@ async def run_eval(
     run_dir = Path(out_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     kind: DatasetKind
-    kind, questions = load_benchmark(cfg.dataset, run_dir / "source_images", seed=cfg.seed, limit=cfg.limit)
+    kind, questions = load_benchmark(
+        cfg.dataset,
+        run_dir / "source_images",
+        seed=cfg.seed,
+        limit=cfg.limit,
+        shuffle_vstar=cfg.shuffle_vstar,
+    )
     if not questions:
         raise ConfigError(f"dataset {cfg.dataset!r} has no questions")
     # Images stay where the loader put them (source_images/); the file records their paths.

@@ -184,8 +184,14 @@ def answer_format(kind: str, options: list[str] | None = None) -> str:
     return _ANSWER_FORMATS.get(kind, _ANSWER_FORMATS["text"])
 
 
+GROUNDING_SYSTEM = "You are a helpful assistant."
+"""The plain system prompt the paper pairs with the grounding request (appendix A.2)."""
+
+
 def grounding_prompt(expression: str) -> str:
-    """User prompt for grounding questions (find the referred object, answer with its box)."""
+    """User prompt for grounding questions (RefCOCO, RefCOCO+, RefCOCOg): find the referred object,
+    compare it with similar ones, reason, and answer with its box as JSON. The content of the
+    Seg-Zero-style prompt the paper used (appendix A.2), in our words."""
     return (
         f'Find "{expression.strip()}" in the image. Compare the candidate objects and pick the one '
         "that matches best. Reason in <think>...</think>, then give its box as JSON inside "

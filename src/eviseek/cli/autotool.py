@@ -18,12 +18,18 @@ def eval_cmd(
         ...,
         "--dataset",
         "-d",
-        help="NAME:PATH with NAME in vstar, hrbench4k, hrbench8k, pope, refcoco; or synthetic:N[:WIDTH]",
+        help="NAME:PATH with NAME in vstar, hrbench4k, hrbench8k, pope, refcoco, refcoco+, refcocog, "
+        "mathvista, mathverse, mathvision, wemath, dynamath, logicvista; or synthetic:N[:WIDTH]",
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions"),
     out: Path | None = typer.Option(None, "--out", help="Run directory (default runs/autotool-<dataset>)"),
     force_mode: str | None = typer.Option(
         None, "--force-mode", help="tool_on or tool_off: pin the mode instead of letting the model choose"
+    ),
+    vstar_shuffle: bool = typer.Option(
+        True,
+        "--vstar-shuffle/--no-vstar-shuffle",
+        help="Shuffle V*'s options with --seed (default on: the source lists the correct one first)",
     ),
     force_how: str = typer.Option(
         "token", "--force-how", help="token (append the mode token) or instruction"
@@ -78,6 +84,7 @@ def eval_cmd(
             dataset=dataset,
             limit=limit,
             seed=seed,
+            shuffle_vstar=vstar_shuffle,
             agent_config=agent_config,
             budget=max_turns,
             concurrency=concurrency,
