@@ -236,7 +236,7 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
         **extra,
     )
     callback = make_amb_callback(amb, Path(cfg.output_dir) / "amb.jsonl")
-    trainer = trl.GRPOTrainer(
+    trainer = grpo_trainer_class()(
         model=model,
         reward_funcs=reward_funcs,
         args=args,
@@ -246,6 +246,40 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
         callbacks=[callback],
     )
     return AutoToolRun(cfg, trainer, model_path, amb, warm, [probe])
+
+
+def _image_fields_as_tensors(fields: dict[str, Any]) -> dict[str, Any]:
+    """``pixel_values`` / ``image_grid_thw`` as tensors when TRL hands them over as lists of rows."""
+    torch = require("torch", "train", "AutoTool training")
+    import numpy as np
+
+    out = dict(fields)
+    for key in ("pixel_values", "image_grid_thw"):
+        value = out.get(key)
+        if isinstance(value, list) and value:
+            out[key] = torch.as_tensor(np.asarray([np.asarray(v) for v in value]))
+    return out
+
+
+def grpo_trainer_class() -> Any:
+    """TRL's ``GRPOTrainer``, with a guard for a bug of TRL 1.16's tool loop.
+
+    With ``environment_factory``, TRL tokenises prompts one by one and keeps the image fields as
+    Python lists; when a batch has tool calls but none of them returned an image (every zoom
+    box was rejected), its tool loop then calls ``.prod()`` on that list and training stops
+    with ``AttributeError``. The subclass converts the fields to tensors first; nothing else
+    changes. Seen with trl 1.16.0 on the learning run, where early rollouts write bad boxes.
+    """
+    base: Any = require("trl", "train", "AutoTool GRPO training").GRPOTrainer
+
+    class AutoToolGRPOTrainer(base):  # type: ignore[misc,valid-type]
+        def _tool_call_loop(self, *args: Any) -> Any:
+            *head, multimodal_fields = args
+            if isinstance(multimodal_fields, dict):
+                multimodal_fields = _image_fields_as_tensors(multimodal_fields)
+            return super()._tool_call_loop(*head, multimodal_fields)
+
+    return AutoToolGRPOTrainer
 
 
 def train_autotool(cfg: AutoToolTrainConfig, *, save: bool = True) -> TrainSummary:
