@@ -145,9 +145,20 @@ def main() -> None:
         run_variants(args, [v for v in args.variants.split(",") if v])
     from eviseek.train.learning_report import write_report
 
-    command = "python scripts/autotool_learning_run.py " + " ".join(sys.argv[1:])
-    path = write_report(args.out, args.report, command=command.strip(), notes=_notes(args))
+    path = write_report(args.out, args.report, command=_command(args), notes=_notes(args))
     print(f"report: {path}")
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command that reproduces the results (where they are written is left at its default)."""
+    parts = ["python scripts/autotool_learning_run.py"]
+    if args.config.resolve() != (ROOT / "examples/configs/autotool_learning_run.yaml").resolve():
+        parts.append(f"--config {args.config}")
+    if args.variants != ",".join(DEFAULT_VARIANTS):
+        parts.append(f"--variants {args.variants}")
+    parts += [f"--heldout {args.heldout}", f"--ablation-steps {args.ablation_steps}", f"--jobs {args.jobs}"]
+    parts += [f"--set {item}" for item in args.set]
+    return " ".join(parts)
 
 
 def _notes(args: argparse.Namespace) -> list[str]:

@@ -22,7 +22,8 @@ def test_rows_are_deterministic_and_seeds_do_not_overlap() -> None:
 def test_need_zoom_question_names_the_cell_that_holds_the_answer() -> None:
     cfg = TagGridConfig()
     row = tag_grid_row(3, cfg, needs_zoom=True)
-    assert row.needs_zoom and row.options is not None and row.ground_truth in row.options
+    assert row.needs_zoom and row.options is None and row.ground_truth in COLOURS
+    assert row.answer_kind == "text" and "Answer with one of: red, green, blue, yellow." in row.question
     assert "row" in row.question and "column" in row.question
     x1, y1, x2, y2 = (int(v) for v in row.target_boxes[0])
     assert [x1, y1, x2, y2] in [[int(v) for v in cell_box(cfg, r, c)] for r in range(4) for c in range(4)]

@@ -336,7 +336,8 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
         plot_main(main, warm_eval, figs / "main_run.png")
         lines += [
             "",
-            f"## Stage 2: GRPO with MSPO and AMB ({main.steps} steps, {main.train_seconds / 60:.1f} min)",
+            f"## Stage 2: GRPO with MSPO and AMB ({main.steps} steps, "
+            f"{main.train_seconds / 60:.1f} min wall, {_fmt((main.train_cpu_seconds or 0) / 60)} min CPU)",
             "",
             f"![main run]({figs.name}/main_run.png)",
         ]

@@ -64,6 +64,10 @@ class VariantResult(BaseModel):
     preset: str | None
     steps: int
     train_seconds: float
+    train_cpu_seconds: float | None = None
+    """CPU time of the GRPO process during training (one torch thread: about the wall time the run
+    would take on a quiet core; the machine it ran on was shared)."""
+    eval_seconds: float | None = None
     series: dict[str, list[float | None]] = Field(default_factory=dict)
     """Each of :data:`STEP_KEYS` per step (``None`` where a step did not log it)."""
     heldout: Evaluation | None = None
@@ -156,7 +160,9 @@ def run_variant(
     if cfg.torch_threads is not None:
         require("torch", "train", "AutoTool training").set_num_threads(cfg.torch_threads)
     run = build_trainer(cfg)
+    cpu = time.process_time()
     summary = run.train(save=False)
+    cpu = time.process_time() - cpu
     steps = [h for h in summary.log_history if "loss" in h]
     series: dict[str, list[float | None]] = {}
     for key in STEP_KEYS:
@@ -168,6 +174,7 @@ def run_variant(
         preset=preset,
         steps=summary.steps,
         train_seconds=summary.train_seconds,
+        train_cpu_seconds=cpu,
         series=series,
         tool_calls=summary.tool_calls,
         crops_in_completions=summary.crops_in_completions,

@@ -12,10 +12,13 @@ run of ``scripts/autotool_learning_run.py``):
 * **no-need**: "What colour is the background?" Readable from the shrunk whole image; a zoom
   into any cell shows it too, but adds a turn (and, under MSPO, risks the -0.5 penalty).
 
-Options are the same four colour names for both kinds, in a seeded order; a tag's colour is
-never the background's. Rows are :class:`~eviseek.train.data.TrainingRow` (``needs_zoom`` and
-``target_boxes`` set: the named cell for need-zoom rows, a random cell for no-need rows, which
-is the box the warm-up's tool-on traces zoom into).
+Both kinds are answered with a colour name (one of the four, listed in a fixed order in the
+question), not an option letter: a tiny model then maps what it sees straight to a word,
+without also matching a shuffled option list. A tag's colour is never the background's.
+
+Rows are :class:`~eviseek.train.data.TrainingRow` (``needs_zoom`` and ``target_boxes`` set:
+the named cell for need-zoom rows, a random cell for no-need rows, which is the box the
+warm-up's tool-on traces zoom into).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import io
 import numpy as np
 from pydantic import BaseModel, Field
 
-from eviseek.train.data import TrainingRow, format_options
+from eviseek.train.data import TrainingRow
 
 COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (205, 45, 45),
@@ -96,17 +99,16 @@ def tag_grid_row(
         truth = background
         head = "What colour is the background?"
         box = cell_box(cfg, int(rng.integers(n)), int(rng.integers(n)))
-    options = [names[int(i)] for i in rng.permutation(len(names))]
+    head += f" Answer with one of: {', '.join(names)}."
     buf = io.BytesIO()
     PILImage.fromarray(pixels).save(buf, format="PNG", compress_level=1)
     return TrainingRow(
         id=f"tag-grid-{seed}",
         source="tag_grid",
-        question=format_options(head, options),
+        question=head,
         images=[buf.getvalue()],
         ground_truth=truth,
-        answer_kind="option",
-        options=options,
+        answer_kind="text",
         needs_zoom=needs_zoom,
         target_boxes=[box],
         # The warm-up zooms on exactly the cell: a margin would halve the magnification.

@@ -175,14 +175,18 @@ def _corpus() -> list[str]:
     # The learning run's tag-grid questions (eviseek.train.tag_grid) and its zoom boxes.
     lines += [
         user_prompt(
-            f"What colour is the small tag in row {r}, column {c}?\n(A) red\n(B) green\n(C) blue\n(D) yellow",
-            answer_format=answer_format("option"),
+            f"What colour is the small tag in row {r}, column {c}? "
+            "Answer with one of: red, green, blue, yellow.",
+            answer_format=answer_format("text"),
             image_size=(64, 64),
         )
         for r in range(1, 5)
         for c in range(1, 5)
     ]
-    lines += ["What colour is the background?", "The crop shows it. The whole view is enough."]
+    lines += [
+        "What colour is the background? Answer with one of: red, green, blue, yellow.",
+        "Zoom: the detail is small. Seen in the crop. Direct: the whole view is enough.",
+    ]
     lines += [f"[{x}, {y}, {x + 16}, {y + 16}]" for x in range(0, 64, 16) for y in range(0, 64, 16)]
     return lines * 4
 

@@ -77,7 +77,8 @@ def ideal_conversation(
             min(fh, round((y2 + pad_y) * sy)),
         ]
         call = json.dumps({"name": ZOOM_TOOL_NAME, "arguments": {"bbox_2d": box}})
-        think = "<think>The detail is small; zoom in.</think>"
+        # The first word after <think> differs by mode, so the mode token decides it directly.
+        think = "<think>Zoom: the detail is small.</think>"
         result = env.image_zoom_in_tool(box)
         convo.append(
             {
@@ -87,13 +88,15 @@ def ideal_conversation(
         )
         convo.append({"role": "tool", "name": ZOOM_TOOL_NAME, "content": result})
         convo.append(
-            {"role": "assistant", "content": f"<think>The crop shows it.</think><answer>{answer}</answer>"}
+            {"role": "assistant", "content": f"<think>Seen in the crop.</think><answer>{answer}</answer>"}
         )
     else:
         convo.append(
             {
                 "role": "assistant",
-                "content": f"<tool_off><think>The whole view is enough.</think><answer>{answer}</answer>",
+                "content": (
+                    f"<tool_off><think>Direct: the whole view is enough.</think><answer>{answer}</answer>"
+                ),
             }
         )
     return convo
@@ -182,6 +185,9 @@ def warmup_sft(
         encoded.append(enc)
     device = next(model.parameters()).device
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    # Linear decay to zero: a constant rate large enough to learn the format quickly leaves the
+    # loss bouncing on a plateau before the fine dependencies (mode -> text, image -> answer) fit.
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, 1.0 - k / steps))
     gen = torch.Generator().manual_seed(seed)
     was_training = model.training
     model.train()
@@ -196,6 +202,7 @@ def warmup_sft(
             loss.backward()
             total += float(loss.detach())
         optimizer.step()
+        scheduler.step()
         report.losses.append(total)
     report.steps = steps
     report.seconds = time.perf_counter() - start
