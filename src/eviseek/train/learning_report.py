@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from eviseek.train.learning_run import Evaluation, VariantResult
+from eviseek.train.presets import COMPONENT_TABLE_ROWS
 from eviseek.train.trl_autotool.warmup import WarmupReport
 
 MAIN = "autotool"
@@ -360,12 +361,23 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
         plot_variants(results, figs / "variants.png")
         lines += ["", "## Ablations (the paper's component-table rows at our scale)", ""]
         lines += [
-            "| variant | preset | GRPO steps | minutes | tool-on share, last 20% of steps |",
-            "|---|---|---|---|---|",
+            "| variant | preset (component-table row) | GRPO steps | wall min | CPU min "
+            "| tool-on share, last 20% of steps | valid-call rate, last 20% | held-out accuracy "
+            "| held-out tool-on need-zoom | held-out tool-on no-need |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name, r in results.items():
             tail = _tail_mean(r.series.get("autotool/tool_on_share"))
-            lines.append(f"| {name} | {r.preset} | {r.steps} | {r.train_seconds / 60:.1f} | {_fmt(tail)} |")
+            valid = _tail_mean(r.series.get("autotool/valid_call_rate"))
+            cpu = "n/a" if r.train_cpu_seconds is None else f"{r.train_cpu_seconds / 60:.1f}"
+            st = r.heldout.free.stats if r.heldout is not None else {}
+            row = COMPONENT_TABLE_ROWS.get(r.preset or "")
+            preset = f"{r.preset} (#{row})" if row else str(r.preset)
+            lines.append(
+                f"| {name} | {preset} | {r.steps} | {r.train_seconds / 60:.1f} | {cpu} | {_fmt(tail)} | "
+                f"{_fmt(valid)} | {_fmt(st.get('accuracy'))} | {_fmt(st.get('tool_on_share_need_zoom'))} | "
+                f"{_fmt(st.get('tool_on_share_no_need'))} |"
+            )
         lines += ["", f"![variants]({figs.name}/variants.png)"]
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (figs / "goals.json").write_text(json.dumps([g.model_dump() for g in goals], indent=2), encoding="utf-8")
