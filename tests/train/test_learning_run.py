@@ -24,7 +24,13 @@ def _config(tmp: Path, **over: object) -> AutoToolTrainConfig:
         "prompt_style": "compact",
         "max_image_pixels": 1024,
         "data": {"tag_grid": {"n": 4, "seed": 3, **GRID}},
-        "warmup": {"steps": 60, "learning_rate": 0.003, "batch_size": 4, "modes": "both"},
+        "warmup": {
+            "steps": 60,
+            "learning_rate": 0.003,
+            "batch_size": 4,
+            "modes": "both",
+            "schedule": "linear",
+        },
         "grpo": {
             "max_steps": 8,
             "learning_rate": 3e-4,

@@ -92,6 +92,9 @@ class WarmupConfig(_Strict):
     ``tool_on`` or ``tool_off`` only (the always-tool and text-only baselines)."""
     learning_rate: float = Field(default=3e-3, gt=0)
     batch_size: int = Field(default=4, ge=1)
+    schedule: Literal["constant", "linear"] = "constant"
+    """Learning rate over the warm-up: constant, or decaying linearly to zero (the learning run's
+    setting: it lets the fine dependencies fit after the format is learned)."""
 
 
 class GRPOSettings(_Strict):

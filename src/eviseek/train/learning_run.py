@@ -99,6 +99,7 @@ def warm_start(cfg: AutoToolTrainConfig, out: Path, rows: list[TrainingRow] | No
         learning_rate=cfg.warmup.learning_rate,
         batch_size=cfg.warmup.batch_size,
         seed=cfg.grpo.seed,
+        schedule=cfg.warmup.schedule,
     )
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))

@@ -191,6 +191,7 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
             learning_rate=cfg.warmup.learning_rate,
             batch_size=cfg.warmup.batch_size,
             seed=cfg.grpo.seed,
+            schedule=cfg.warmup.schedule,
         )
 
     amb = AMBController(cfg.amb)

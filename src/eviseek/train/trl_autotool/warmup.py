@@ -158,6 +158,7 @@ def warmup_sft(
     learning_rate: float,
     batch_size: int,
     seed: int = 0,
+    schedule: Literal["constant", "linear"] = "constant",
 ) -> WarmupReport:
     """Supervised steps on whole conversations, loss on the assistant tokens only.
 
@@ -187,7 +188,8 @@ def warmup_sft(
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     # Linear decay to zero: a constant rate large enough to learn the format quickly leaves the
     # loss bouncing on a plateau before the fine dependencies (mode -> text, image -> answer) fit.
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, 1.0 - k / steps))
+    decay = (lambda k: max(0.0, 1.0 - k / steps)) if schedule == "linear" else (lambda k: 1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, decay)
     gen = torch.Generator().manual_seed(seed)
     was_training = model.training
     model.train()
