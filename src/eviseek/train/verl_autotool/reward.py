@@ -95,6 +95,11 @@ class VerlRewardSettings(BaseModel):
         )
 
 
+# verl may load this module from its file path, outside ``sys.modules``, where pydantic cannot
+# find the names of postponed annotations by itself: hand it the one that is not a builtin.
+VerlRewardSettings.model_rebuild(_types_namespace={"AMBRule": AMBRule})
+
+
 class AutoToolVerlReward:
     """Scores verl rollouts with the reward functions TRL runs use; holds the AMB controller."""
 
