@@ -115,3 +115,16 @@ def test_white_balance_against_the_tabletop_recovers_colours_under_a_tinted_dim_
     assert plain.largest("pink") is None  # under the warm light it reads as another colour
     task = read_task("How many pink cubes are on the table? The light has since changed.", {})
     assert task.light_changed
+
+
+def test_a_count_asked_as_options_answers_with_an_offered_number() -> None:
+    task = read_task(
+        "How many red cubes did it pass within 10 cm during its drive? Answer 0, 1, 2, or 3.",
+        {"answer_kind": "option", "options": ["0", "1", "2", "3"]},
+    )
+    img = np.zeros((120, 160, 3), dtype=np.uint8)
+    img[:, :] = (220, 192, 151)
+    for k in range(5):  # five red things in view: more than any option
+        img[20 + 18 * k : 30 + 18 * k, 20:30] = (220, 30, 30)
+    view = analyse(Image.from_array(img))
+    assert solve(task, [view]).answer == "3"

@@ -169,7 +169,24 @@ def solve(task: Task, views: list[View], *, text: str = "", references: list[boo
             verdict.view = live_idx[verdict.view]
     if verdict.answer is None:
         verdict = Verdict(answer=default_answer(task), confidence=0.0, reason=verdict.reason or "no evidence")
+    if task.answer_kind == "option" and task.options and verdict.answer not in task.options:
+        # A count asked as options (0-3): the offered number nearest the one measured.
+        verdict.answer = _nearest_option(task.options, verdict.answer)
     return verdict
+
+
+def _nearest_option(options: list[str], answer: str | None) -> str:
+    """The option that best stands for ``answer``: the same text ignoring case, else the nearest
+    number, else the first option."""
+    for o in options:
+        if answer is not None and o.lower() == answer.lower():
+            return o
+    try:
+        value = float(answer or "")
+    except ValueError:
+        return options[0]
+    numbers = [(abs(float(o) - value), o) for o in options if o.replace(".", "", 1).isdigit()]
+    return min(numbers)[1] if numbers else options[0]
 
 
 def default_answer(task: Task) -> str:
