@@ -133,3 +133,95 @@ def test_a_resource_no_node_offers_is_refused_by_name(tmp_path: Path) -> None:
             run_eval(config, tmp_path / "run", progress=False)
     finally:
         ray.shutdown()
+
+
+def test_actor_resources_merge_declarations_and_the_flag() -> None:
+    from eviseek.eval.ray_backend import actor_resources
+
+    # Nothing declared (a remote simulator, or no registered env): one CPU.
+    assert actor_resources({}, {}) == ({"CPU": 1.0}, {"CPU": "default"})
+    assert actor_resources({}, {}, default_cpus=0.5)[0] == {"CPU": 0.5}
+    # The most of each resource over the run's environments: one actor hosts them all.
+    declared = {
+        "eviseek/Tabletop-v0": {"CPU": 1.0},
+        "eviseek/ESIBench-v0": {"CPU": 1.0, "GPU": 1.0},
+        "my/Sim-v0": {"CPU": 2.0, "sim": 1.0},
+    }
+    need, source = actor_resources(declared, {})
+    assert need == {"CPU": 2.0, "GPU": 1.0, "sim": 1.0}
+    assert source == {"CPU": "my/Sim-v0", "GPU": "eviseek/ESIBench-v0", "sim": "my/Sim-v0"}
+    # The flag wins over a declaration, adds what none declared, and 0 drops a resource.
+    need, source = actor_resources(declared, {"GPU": 0.0, "CPU": 4.0, "rack": 1.0})
+    assert need == {"CPU": 4.0, "sim": 1.0, "rack": 1.0}
+    assert source == {"CPU": "--ray-resource", "sim": "my/Sim-v0", "rack": "--ray-resource"}
+    assert actor_resources({"eviseek/ESIBench-v0": {"CPU": 1.0, "GPU": 1.0}}, {"GPU": 0.5})[0] == {
+        "CPU": 1.0,
+        "GPU": 0.5,
+    }
+
+
+def test_declarations_are_ignored_when_an_env_server_hosts_the_simulators() -> None:
+    from eviseek.eval.ray_backend import RayExecutor
+
+    base = {"agents": ["passive"], "model": "scripted/x", "dataset": "tabletop:dev", "backend": "ray"}
+    ids = ["eviseek/ESIBench-v0", "eviseek/Tabletop-v0", "not/Registered-v0"]
+    here = RayExecutor(RunConfig.model_validate(base), env_ids=ids)
+    assert here._declared() == {
+        "eviseek/ESIBench-v0": {"CPU": 1.0, "GPU": 1.0},
+        "eviseek/Tabletop-v0": {"CPU": 1.0},
+    }
+    remote = RayExecutor(RunConfig.model_validate({**base, "env_url": "http://127.0.0.1:1"}), env_ids=ids)
+    assert remote._declared() == {}
+
+
+@pytest.mark.slow
+def test_actors_are_placed_by_what_the_environment_declares(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A custom resource stands in for a GPU: the cluster offers one unit, the environment
+    declares one unit per actor, so Ray can place one actor although three CPUs are free;
+    ``--ray-resource`` overrides the declaration; a declared resource no node offers is refused."""
+    from eviseek.envs import registry
+    from eviseek.errors import ConfigError
+    from tests.eval.toy_plugin import PLACED_ENV_ID, register_placed
+
+    monkeypatch.setattr(registry, "_ENVS", dict(registry._ENVS))  # this test's registrations stay here
+    register_placed("toy_sim_slot")
+    questions = [q.model_copy(update={"env_id": PLACED_ENV_ID}) for q in make_questions(6)]
+    data = write_questions_jsonl(tmp_path / "q.jsonl", questions)
+    log = tmp_path / "episodes.log"
+    # Before ray.init: the actors inherit both, and the plugin registers the id there too.
+    monkeypatch.setenv("TOY_EPISODE_LOG", str(log))
+    monkeypatch.setenv("TOY_PLACED_RESOURCE", "toy_sim_slot")
+    base = {
+        "agents": ["toy-seeker"],
+        "model": "toy/oracle",
+        "model_args": {"delay_s": 0.2},
+        "dataset": str(data),
+        "concurrency": 6,
+        "timeout_s": 30.0,
+        "plugins": [PLUGIN],
+        "backend": "ray",
+    }
+
+    def actor_pids() -> set[str]:
+        pids = {line.split()[0] for line in log.read_text().splitlines()}
+        log.unlink()
+        return pids
+
+    ray.init(num_cpus=3, resources={"toy_sim_slot": 1}, include_dashboard=False, log_to_driver=False)
+    try:
+        out = run_eval(RunConfig.model_validate(base), tmp_path / "declared", progress=False)
+        assert (out.ran, out.failed) == (6, 0), [r.error for r in load_results(tmp_path / "declared")]
+        assert len(actor_pids()) == 1  # one actor: the one unit of toy_sim_slot
+        # The flag wins: toy_sim_slot=0 lets three actors (one per CPU) run the episodes.
+        flagged = {**base, "ray_actor_resources": {"toy_sim_slot": 0.0}}
+        out = run_eval(RunConfig.model_validate(flagged), tmp_path / "flagged", progress=False)
+        assert (out.ran, out.failed) == (6, 0)
+        assert len(actor_pids()) == 3
+        # A declared resource no node offers: refused before any actor starts, naming it and who asked.
+        register_placed("toy_gpu_rack")
+        with pytest.raises(ConfigError, match=r"toy_gpu_rack=1 \(declared by toy/Placed-v0\)"):
+            run_eval(RunConfig.model_validate(base), tmp_path / "refused", progress=False)
+    finally:
+        ray.shutdown()

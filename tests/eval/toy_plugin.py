@@ -98,6 +98,25 @@ class RevealEnv:
 
 register(ENV_ID, RevealEnv)
 
+PLACED_ENV_ID = "toy/Placed-v0"
+"""The same environment under an id that declares one unit of a custom Ray resource (for the
+placement test); registered at import only where ``TOY_PLACED_RESOURCE`` names that resource."""
+
+
+class PlacedRevealEnv(RevealEnv):
+    """:class:`RevealEnv` registered as :data:`PLACED_ENV_ID`."""
+
+    env_id = PLACED_ENV_ID
+
+
+def register_placed(resource: str) -> None:
+    """Register :data:`PLACED_ENV_ID`, one instance needing one ``resource``."""
+    register(PLACED_ENV_ID, PlacedRevealEnv, resources={resource: 1})
+
+
+if os.environ.get("TOY_PLACED_RESOURCE"):
+    register_placed(os.environ["TOY_PLACED_RESOURCE"])
+
 
 def _log_start(agent: str, question: Question) -> None:
     path = os.environ.get("TOY_EPISODE_LOG")

@@ -85,7 +85,10 @@ def eval_command(
         None, "--ray-address", help="Ray cluster to join (default: start a local one)"
     ),
     ray_resource: list[str] = typer.Option(
-        [], "--ray-resource", help="Ray resource each episode actor needs, KEY=AMOUNT (repeatable): GPU=1"
+        [],
+        "--ray-resource",
+        help="Ray resource each episode actor needs, KEY=AMOUNT (repeatable); overrides what the "
+        "environment declares (GPU=0, sim=1)",
     ),
     env_url: str | None = typer.Option(
         None, "--env-url", help="Env server (eviseek env serve) hosting the environments, http://HOST:PORT"

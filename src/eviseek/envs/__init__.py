@@ -1,10 +1,12 @@
 """Environments: the Env protocol, the registry and the built-in environments.
 
-Built-in ids are registered here without importing their heavy dependencies.
+Built-in ids are registered here without importing their heavy dependencies. The two bridges to
+simulators that render on a GPU (OmniGibson for ESI-Bench, Habitat for EXPRESS-Bench) declare one
+GPU per instance, so the Ray backend places their episode actors on GPU nodes.
 """
 
 from eviseek.envs.base import AsyncEnv, Env, SupportGradingEnv, ThreadedEnv, as_async, question_from_options
-from eviseek.envs.registry import make, register, registered
+from eviseek.envs.registry import env_resources, make, register, registered
 
 __all__ = [
     "AsyncEnv",
@@ -12,6 +14,7 @@ __all__ = [
     "SupportGradingEnv",
     "ThreadedEnv",
     "as_async",
+    "env_resources",
     "make",
     "question_from_options",
     "register",
@@ -21,5 +24,5 @@ __all__ = [
 register("eviseek/ImageZoom-v0", "eviseek.envs.image.env:ImageZoomEnv")
 register("eviseek/Tabletop-v0", "eviseek.envs.tabletop.env:TabletopEnv")
 register("eviseek/House-v0", "eviseek.envs.house.env:HouseEnv")
-register("eviseek/ESIBench-v0", "eviseek.envs.esibench.env:ESIBenchEnv")
-register("eviseek/Express-v0", "eviseek.envs.express.env:ExpressEnv")
+register("eviseek/ESIBench-v0", "eviseek.envs.esibench.env:ESIBenchEnv", resources={"GPU": 1})
+register("eviseek/Express-v0", "eviseek.envs.express.env:ExpressEnv", resources={"GPU": 1})

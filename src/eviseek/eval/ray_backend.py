@@ -19,6 +19,7 @@ import logging
 import math
 import os
 import traceback
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from eviseek._lazy import require
@@ -66,6 +67,33 @@ REPLACEMENT_TIMEOUT_S = 600.0
 """How long the executor waits for a replacement actor when no actor is left."""
 
 
+def actor_resources(
+    declared: Mapping[str, Mapping[str, float]], flag: Mapping[str, float], *, default_cpus: float = 1.0
+) -> tuple[dict[str, float], dict[str, str]]:
+    """What one episode actor asks Ray for, and where each amount came from.
+
+    ``declared`` maps the run's environment ids to what one instance of each declared (see
+    :func:`eviseek.envs.registry.env_resources`). An actor hosts every kind of environment the
+    run needs, so each resource is the most any of them declares; ``CPU`` is ``default_cpus``
+    when none declares it. ``flag`` (``--ray-resource``) then replaces amounts of the same name:
+    the operator's word wins over the registration (``GPU=0`` runs a GPU-declaring simulator
+    on CPU nodes). Resources at 0 are left out. The second mapping names each amount's source:
+    an env id, ``--ray-resource``, or ``default``.
+    """
+    need: dict[str, float] = {}
+    source: dict[str, str] = {}
+    for env_id in sorted(declared):
+        for name, amount in declared[env_id].items():
+            if amount > need.get(name, 0.0):
+                need[name], source[name] = float(amount), env_id
+    if "CPU" not in need:
+        need["CPU"], source["CPU"] = default_cpus, "default"
+    for name, amount in flag.items():
+        need[name], source[name] = float(amount), "--ray-resource"
+    kept = {name: amount for name, amount in need.items() if amount > 0}
+    return kept, {name: source[name] for name in kept}
+
+
 def actor_count(cluster: dict[str, float], per_actor: dict[str, float]) -> int:
     """How many actors needing ``per_actor`` resources the cluster's totals can hold (at least 1)."""
     fits = [int(cluster.get(name, 0.0) // amount) for name, amount in per_actor.items() if amount > 0]
@@ -78,9 +106,12 @@ class RayExecutor:
     Connects to ``config.ray_address`` (or starts a local instance) unless Ray is already
     initialised, in which case the caller's instance is used and left running.
 
-    Actors are placed by Ray's scheduler from their resource needs: ``cpus_per_actor`` plus
-    ``config.ray_actor_resources`` (``{"GPU": 1}`` for a simulator that needs a GPU, or a custom
-    resource a node advertises). When an actor is lost (its process or its node died), the
+    Actors are placed by Ray's scheduler from their resource needs (:func:`actor_resources`):
+    what the environments in ``env_ids`` declared at registration (the most of each resource
+    over them; ``cpus_per_actor`` CPUs when none declares CPUs), with
+    ``config.ray_actor_resources`` (``--ray-resource``) replacing amounts of the same name.
+    With ``config.env_url`` the simulators live on the env server, so the actors ask only for
+    CPUs and the flag's resources. When an actor is lost (its process or its node died), the
     episodes it was running are sent to the other actors (up to :data:`LOST_WORKER_RETRIES`
     times each) and a replacement actor is requested, which Ray starts wherever resources are
     free. Only the driver commits results, so a retried episode is stored once.
@@ -93,12 +124,14 @@ class RayExecutor:
         num_actors: int | None = None,
         cpus_per_actor: float = 1.0,
         init_kwargs: dict[str, Any] | None = None,
+        env_ids: Iterable[str] = (),
     ) -> None:
         self.config = config.model_copy(
             update={"plugins": [os.path.abspath(p) if p.endswith(".py") else p for p in config.plugins]}
         )
         self.num_actors = num_actors
         self.cpus_per_actor = cpus_per_actor
+        self.env_ids = sorted(set(env_ids))
         self.init_kwargs = dict(init_kwargs or {})
         self._ray: Any = None
         self._actor_cls: Any = None
@@ -132,21 +165,29 @@ class RayExecutor:
                     kwargs["address"] = self.config.ray_address
                 ray.init(**kwargs)  # in the main thread: Ray installs signal handlers
                 self._owns_ray = True
-            per_actor = {"CPU": self.cpus_per_actor, **self.config.ray_actor_resources}
+            per_actor, source = actor_resources(
+                self._declared(), self.config.ray_actor_resources, default_cpus=self.cpus_per_actor
+            )
             cluster = ray.cluster_resources()
-            short = [f"{k}={v:g}" for k, v in per_actor.items() if v > 0 and cluster.get(k, 0.0) < v]
+            short = [
+                f"{k}={v:g} ({_source_words(source[k])})"
+                for k, v in per_actor.items()
+                if cluster.get(k, 0.0) < v
+            ]
             if short:
                 raise ConfigError(
                     f"no node of the Ray cluster offers what an episode actor needs ({', '.join(short)}); "
-                    "start nodes with those resources (ray start --num-gpus / --resources) or change "
-                    "--ray-resource"
+                    "start nodes with those resources (ray start --num-gpus / --resources), or set "
+                    "another amount with --ray-resource KEY=AMOUNT (it overrides an environment's "
+                    "declaration; GPU=0 drops a declared GPU)"
                 )
+            logger.info("each Ray episode actor asks for %s", per_actor)
             n = self.num_actors
             if n is None:
                 n = actor_count(cluster, per_actor)
             custom = {k: v for k, v in per_actor.items() if k not in ("CPU", "GPU")}
             self._options = {
-                "num_cpus": per_actor["CPU"],
+                "num_cpus": per_actor.get("CPU", 0),
                 "num_gpus": per_actor.get("GPU", 0),
                 "max_concurrency": max(1, math.ceil(self.config.concurrency / n)),
                 "max_restarts": 0,  # a lost actor is replaced by the executor, wherever Ray finds room
@@ -172,6 +213,17 @@ class RayExecutor:
                 raise EviseekError(f"the Ray episode actors failed to start: {exc}") from None
             self._actors = actors
             self._load = {a: 0 for a in actors}
+
+    def _declared(self) -> dict[str, dict[str, float]]:
+        """What each of the run's environments declared, when this run hosts them."""
+        if self.config.env_url:
+            return {}  # the simulators run on the env server; the actors only drive them
+        from eviseek.envs.registry import env_resources, registered
+
+        known = set(registered())
+        # An id not registered here cannot be built by the actors either (they import the same
+        # plugins): its episodes fail with the registry's error, so it adds no declaration.
+        return {env_id: env_resources(env_id) for env_id in self.env_ids if env_id in known}
 
     def _new_actor(self) -> Any:
         return self._actor_cls.options(**self._options).remote(self.config.model_dump_json())
@@ -285,6 +337,12 @@ class RayExecutor:
             )
         if self._owns_ray:
             await asyncio.to_thread(ray.shutdown)
+
+
+def _source_words(source: str) -> str:
+    """Where an amount came from, for an error message."""
+    words = {"--ray-resource": "from --ray-resource", "default": "the default"}
+    return words.get(source, f"declared by {source}")
 
 
 def _failed(agent: str, question: Question, error: str, detail: str = "") -> Trajectory:

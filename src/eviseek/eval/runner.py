@@ -377,7 +377,8 @@ async def evaluate(
             ]
             total = len(qs) * len(config.agents)
             if executor is None:
-                executor = _default_executor(config, agents, model, envs)
+                env_ids = {question_env_id(q) for _, q in todo}
+                executor = _default_executor(config, agents, model, envs, env_ids)
             if check_model and todo:
                 local = executor.model if isinstance(executor, LocalExecutor) else model
                 await preflight_model(config, local)
@@ -447,7 +448,11 @@ async def preflight_model(config: RunConfig, model: Model | None = None) -> None
 
 
 def _default_executor(
-    config: RunConfig, agents: dict[str, Agent] | None, model: Model | None, envs: EnvProvider | None
+    config: RunConfig,
+    agents: dict[str, Agent] | None,
+    model: Model | None,
+    envs: EnvProvider | None,
+    env_ids: set[str],
 ) -> EpisodeExecutor:
     if config.backend == "ray":
         if agents is not None or model is not None or envs is not None:
@@ -456,7 +461,7 @@ def _default_executor(
             )
         from eviseek.eval.ray_backend import RayExecutor
 
-        return RayExecutor(config)
+        return RayExecutor(config, env_ids=env_ids)  # actors are placed by what these envs declare
     return LocalExecutor(
         agents if agents is not None else build_agents(config),
         model if model is not None else model_from_config(config),
