@@ -1,11 +1,13 @@
 """EviSeek's issue-17 switches: split retention (seeker keep + curator), the guarded answer
-context and the LOOK_UP intent. Every default keeps the earlier behaviour."""
+context and the LOOK_UP intent. The guarded context and LOOK_UP are on by default (neither lowered
+C on the test split); split retention is off (it lowered C on the dev split)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from eviseek.agents import make_agent
+from eviseek.agents.eviseek.config import EviSeekConfig
 from eviseek.agents.eviseek.intents import IntentLibrary
 from eviseek.envs import as_async
 from eviseek.types import Question
@@ -80,9 +82,9 @@ def _empty_board_script():  # type: ignore[no-untyped-def]
     return standard_script(keep=lambda cfg: {"keep": False})
 
 
-async def test_empty_board_answers_blind_by_default(question: Question) -> None:
+async def test_empty_board_answers_blind_with_the_guard_off(question: Question) -> None:
     script = _empty_board_script()
-    traj = await run(question, script)
+    traj = await run(question, script, guarded_answer=False)
     assert traj.answer_images == [] and "No evidence was retained." in script.calls("answer")[0][1][-1].text()
     kinds = [e.kind for e in traj.events]
     assert "empty_board" in kinds and "guarded_context" not in kinds
@@ -117,6 +119,11 @@ async def test_guarded_answer_with_no_step_shows_the_first_view_once(question: Q
 async def test_guarded_answer_leaves_a_non_empty_board_alone(question: Question) -> None:
     traj = await run(question, standard_script(), guarded_answer=True)
     assert traj.answer_frame_ids == [6, 8] and "guarded_context" not in [e.kind for e in traj.events]
+
+
+def test_defaults_are_merged_retention_with_the_guard_and_look_up_on() -> None:
+    cfg = EviSeekConfig()
+    assert (cfg.retention, cfg.guarded_answer, cfg.look_up) == ("merged", True, True)
 
 
 def test_look_up_is_offered_only_when_switched_on_and_pitch_up_is_legal() -> None:

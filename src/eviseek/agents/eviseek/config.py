@@ -57,11 +57,11 @@ class EviSeekConfig(BaseModel):
     intent sees up to ``keep_candidates`` of its new views and keeps some. ``split`` (the paper's
     stage prompts, app. G): the seeker's reply says whether to keep the current view, and a
     separate curator call picks intermediate frames of each executed intent's sequence."""
-    guarded_answer: bool = False
+    guarded_answer: bool = True
     """Guarded answer context (ours; off = the paper's behaviour): when the board is empty at
     answer time, the answerer gets the most recent and the first view, labelled as unretained
     context, instead of no scene image. Recorded as a ``guarded_context`` event."""
-    look_up: bool = False
+    look_up: bool = True
     """Offer LOOK_UP, a tilt-up intent (ours; no intent of the paper's Table 8 raises the camera's
     pitch, so a scene first seen from straight above cannot be looked at from the side again
     without one). Needs a ``turn_up`` primitive; not offered otherwise."""
