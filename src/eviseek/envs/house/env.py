@@ -24,6 +24,7 @@ from pydantic import TypeAdapter
 
 from eviseek.envs import view
 from eviseek.envs.base import question_from_options
+from eviseek.envs.budget import BudgetedSteps
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
 from eviseek.envs.house.seen import OBSTACLE_Z, SeenMap
@@ -31,7 +32,7 @@ from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.envs.tabletop.support import Evidence, FrameInfo, SupportGrader
 from eviseek.errors import EnvError
-from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question, StepResult
+from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question
 
 DEFAULT_MAX_STEPS = 120
 """EXPRESS-Bench's step budget (the paper, section 5.5)."""
@@ -75,7 +76,7 @@ def _wrap(yaw: float) -> float:
     return round(y, 6) + 0.0
 
 
-class HouseEnv:
+class HouseEnv(BudgetedSteps):
     """The house environment (implements ``Env`` and ``SupportGradingEnv``)."""
 
     env_id: str = ENV_ID
@@ -170,35 +171,8 @@ class HouseEnv:
         obs = self._observe()
         return obs, self._info()
 
-    def step(self, action: Action) -> StepResult:
-        """Execute one action; bad or blocked actions become ``success=False`` feedback."""
-        if self._spec is None or self._last_obs is None:
-            raise EnvError("step() called before reset(); reset the environment with a question first")
-        if self._terminated or self._truncated:
-            fb = Feedback(
-                operation=action.name,
-                success=False,
-                reason="the episode is over (stopped or out of steps); call reset() for a new one",
-            )
-            return StepResult(
-                observation=self._last_obs,
-                feedback=fb,
-                terminated=self._terminated,
-                truncated=self._truncated,
-                info=self._info(),
-            )
-        self._steps += 1
-        fb = self._execute(action)
-        obs = self._observe()
-        if not self._terminated and self._steps >= self.max_steps:
-            self._truncated = True
-        return StepResult(
-            observation=obs,
-            feedback=fb,
-            terminated=self._terminated,
-            truncated=self._truncated,
-            info=self._info(),
-        )
+    def _started(self) -> bool:
+        return self._spec is not None
 
     def legal_actions(self) -> list[ActionSpec]:
         """The five navigation primitives and ``stop``."""

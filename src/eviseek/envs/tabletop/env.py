@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from eviseek.envs.base import question_from_options
+from eviseek.envs.budget import BudgetedSteps
 from eviseek.envs.tabletop import camera as cam
 from eviseek.envs.tabletop.families import TaskFamily, World, get_family
 from eviseek.envs.tabletop.manipulation import Manipulator
@@ -24,7 +25,7 @@ from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
 from eviseek.envs.tabletop.support import ActionEvent, FrameInfo, SupportGrader
 from eviseek.errors import EnvError
-from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question, StepResult
+from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question
 
 ENV_ID = "eviseek/Tabletop-v0"
 DEFAULT_MAX_STEPS = 30
@@ -36,7 +37,7 @@ class PrivilegedAccessError(EnvError):
     """Raised when privileged simulator data is requested from an env built with ``privileged=False``."""
 
 
-class TabletopEnv:
+class TabletopEnv(BudgetedSteps):
     """The tabletop benchmark environment (implements ``Env`` and ``SupportGradingEnv``)."""
 
     env_id: str = ENV_ID
@@ -123,35 +124,8 @@ class TabletopEnv:
         obs = self._observe()
         return obs, self._info()
 
-    def step(self, action: Action) -> StepResult:
-        """Execute one atomic action; bad actions become ``success=False`` feedback."""
-        if self._world is None or self._family is None or self._last_obs is None:
-            raise EnvError("step() called before reset(); reset the environment with a question first")
-        if self._terminated or self._truncated:
-            fb = Feedback(
-                operation=action.name,
-                success=False,
-                reason="the episode is over (stopped or out of steps); call reset() for a new one",
-            )
-            return StepResult(
-                observation=self._last_obs,
-                feedback=fb,
-                terminated=self._terminated,
-                truncated=self._truncated,
-                info=self._info(),
-            )
-        self._steps += 1
-        fb = self._execute(action)
-        obs = self._observe()
-        if not self._terminated and self._steps >= self.max_steps:
-            self._truncated = True
-        return StepResult(
-            observation=obs,
-            feedback=fb,
-            terminated=self._terminated,
-            truncated=self._truncated,
-            info=self._info(),
-        )
+    def _started(self) -> bool:
+        return self._world is not None and self._family is not None
 
     def legal_actions(self) -> list[ActionSpec]:
         """Camera primitives, ``stop``, and this question's manipulation primitives."""
