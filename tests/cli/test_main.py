@@ -79,3 +79,38 @@ def test_eval_help_quotes_the_run_config_defaults() -> None:
     assert helps["timeout"].endswith(f"(default {defaults.timeout_s:g})")
     assert helps["seed"].endswith(f"(default {defaults.seed})")
     assert f"(default {defaults.budget};" in helps["budget"]
+
+
+def _run_entry_point(*args: str) -> subprocess.CompletedProcess[str]:
+    import os
+    from pathlib import Path
+
+    import eviseek
+
+    # The child imports this checkout's package, as the test process does.
+    env = {**os.environ, "PYTHONPATH": str(Path(eviseek.__file__).parents[1]), "COLUMNS": "200"}
+    code = "import sys; from eviseek.cli.main import main; sys.argv = ['eviseek', *sys.argv[1:]]; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60, env=env
+    )
+
+
+def test_usage_errors_are_one_line_with_exit_code_2(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    budget = _run_entry_point("eval", "--out", str(tmp_path / "run"), "--budget", "0")
+    assert budget.returncode == 2
+    assert budget.stderr.strip().splitlines() == [
+        "eviseek eval: Invalid value for '--budget': Input should be greater than or equal to 1 "
+        "(see 'eviseek eval --help')"
+    ]
+    unknown = _run_entry_point("no-such-command")
+    assert unknown.returncode == 2 and len(unknown.stderr.strip().splitlines()) == 1
+    assert "No such command 'no-such-command'" in unknown.stderr
+
+
+def test_version_alone_prints_the_version_and_no_command_prints_help() -> None:
+    from eviseek import __version__
+
+    version = _run_entry_point("--version")
+    assert (version.returncode, version.stdout.strip(), version.stderr) == (0, __version__, "")
+    bare = _run_entry_point()
+    assert bare.returncode == 2 and "Commands" in bare.stdout

@@ -14,7 +14,9 @@ import typer
 app = typer.Typer(
     name="eviseek",
     help="Vision-language agents that seek evidence before they answer.",
-    no_args_is_help=True,
+    # The root callback shows the help itself when no command is given, so that ``--version``
+    # alone works (a group that needs a command would refuse it as "Missing command").
+    invoke_without_command=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -68,6 +70,7 @@ def _register() -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", help="Print the version and exit."),
 ) -> None:
     if version:
@@ -75,6 +78,9 @@ def _root(
 
         typer.echo(__version__)
         raise typer.Exit()
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(2)
 
 
 _plain_flags_in_help()
@@ -82,8 +88,31 @@ _register()
 
 
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point.
+
+    Click prints a usage error as a usage line, a hint and a boxed message; a user who typed a bad
+    value needs one line saying what was wrong and where help is, so those errors are caught here
+    and printed as one line (exit code 2, as Click uses). Everything else behaves as ``app()``.
+    """
+    import sys
+
+    try:
+        result = app(standalone_mode=False)
+    except typer.Abort:
+        typer.echo("eviseek: aborted", err=True)
+        sys.exit(1)
+    except typer.TyperException as error:  # Click's usage and parameter errors
+        if type(error).__name__ == "NoArgsIsHelpError":
+            # A group called without a command: Typer has already printed its help.
+            sys.exit(2)
+        ctx = getattr(error, "ctx", None)
+        command = ctx.command_path if ctx is not None else "eviseek"
+        message = error.format_message() if hasattr(error, "format_message") else str(error)
+        typer.echo(f"{command}: {message} (see '{command} --help')", err=True)
+        sys.exit(getattr(error, "exit_code", 2))
+    # Without standalone mode Click hands back the code of ``typer.Exit`` (and ``--help``) instead
+    # of exiting; commands themselves return None.
+    sys.exit(result if isinstance(result, int) else 0)
 
 
 if __name__ == "__main__":
