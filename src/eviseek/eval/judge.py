@@ -17,39 +17,65 @@ run's support is reported as partly unavailable rather than silently zero.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import re
-from collections.abc import Callable, Sequence
-from functools import cache
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from eviseek.models.base import Model, generate_recorded
-from eviseek.types import (
-    ChatMessage,
-    GenerateConfig,
-    Image,
-    ImagePart,
-    Question,
-    Stage,
-    TextPart,
-    Trajectory,
-    Usage,
+from eviseek.eval.judging import (
+    FIRST_MAX_TOKENS,
+    GRADES,
+    RETRY_MAX_TOKENS,
+    JudgeAnswer,
+    ask_judge,
+    image_mark,
+    json_object,
+    judge_episodes,
+    judge_template,
+    load_grades,
+    load_questions,
+    prompt_messages,
+    reference_answer,
+    resolve_grade,
+    run_trajectories,
 )
+from eviseek.models.base import Model
+from eviseek.types import ChatMessage, GenerateConfig, Image, Question, Stage, Trajectory, Usage
+
+# The shared judge machinery stays importable from here, where it lived first.
+__all__ = [
+    "FIRST_MAX_TOKENS",
+    "GRADES",
+    "MAX_HEIGHT",
+    "MAX_WIDTH",
+    "RETRY_MAX_TOKENS",
+    "SUPPORT_FILE",
+    "JudgeAnswer",
+    "JudgeImage",
+    "JudgeReply",
+    "SupportGrade",
+    "SupportJudge",
+    "ask_judge",
+    "build_request",
+    "fit_image",
+    "judge_model_args",
+    "judge_run",
+    "label_size",
+    "load_grades",
+    "load_questions",
+    "load_support_grades",
+    "number_image",
+    "parse_judge_reply",
+    "prepare_images",
+    "reference_answer",
+    "resolve_grade",
+    "run_trajectories",
+]
 
 MAX_WIDTH = 1365
 MAX_HEIGHT = 768
-FIRST_MAX_TOKENS = 4096
-RETRY_MAX_TOKENS = 8192
-GRADES = (0.0, 0.5, 1.0)
 SUPPORT_FILE = "support.jsonl"
-_USER_SPLIT = "=== user ==="
-_MARK = re.compile("\x00IMG(\\d+)\x00")
-V = TypeVar("V")
 
 
 class JudgeReply(BaseModel):
@@ -180,32 +206,6 @@ def prepare_images(
 # --------------------------------------------------------------------------- prompt
 
 
-@cache
-def _template() -> Any:
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("eviseek.eval", "templates"),
-        autoescape=False,  # a plain-text prompt, not HTML
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    return env.get_template("judge.j2")
-
-
-def reference_answer(question: Question) -> str:
-    """The reference answer as the judge reads it (several accepted answers joined by 'or')."""
-    gt = question.ground_truth
-    if gt is None:
-        raise ValueError(
-            f"question {question.id!r} has no ground_truth; the support judge needs the reference answer"
-        )
-    if isinstance(gt, list):
-        return " or ".join(f'"{g}"' for g in gt) if len(gt) > 1 else str(gt[0])
-    return str(gt)
-
-
 def build_request(
     question: Question, images: Sequence[JudgeImage]
 ) -> tuple[list[ChatMessage], GenerateConfig]:
@@ -214,11 +214,11 @@ def build_request(
 
     def image(img: Image) -> str:
         picked.append(img)
-        return f"\x00IMG{len(picked) - 1}\x00"
+        return image_mark(len(picked) - 1)
 
     options = list(question.contract.options or [])
     reference = reference_answer(question)
-    text = _template().render(
+    text = judge_template("judge.j2").render(
         question=question.text,
         options=options,
         reference=reference,
@@ -227,19 +227,7 @@ def build_request(
         sources=[j.source for j in images],
         image=image,
     )
-    system, _, user = text.partition(_USER_SPLIT)
-    parts: list[TextPart | ImagePart] = []
-    pos = 0
-    for m in _MARK.finditer(user):
-        chunk = user[pos : m.start()].strip("\n")
-        if chunk.strip():
-            parts.append(TextPart(text=chunk))
-        parts.append(ImagePart(image=picked[int(m.group(1))], detail="high"))
-        pos = m.end()
-    tail = user[pos:].strip("\n")
-    if tail.strip():
-        parts.append(TextPart(text=tail))
-    messages = [ChatMessage(role="system", content=system.strip()), ChatMessage(role="user", content=parts)]
+    messages = prompt_messages(text, picked, detail="high")
     config = GenerateConfig(
         stage=Stage.JUDGE,
         json_mode=True,
@@ -258,50 +246,10 @@ def build_request(
 
 # --------------------------------------------------------------------------- parsing
 
-_GRADE_TOKEN = re.compile(r"(?<![\d.])(?:0?\.5|0\.50*|1(?:\.0+)?|0(?:\.0+)?)(?![\d.])")
-
-
-def resolve_grade(value: Any) -> float | None:
-    """A grade in {0, 0.5, 1} from what the judge wrote; several grades resolve to the lowest.
-
-    ``1``, ``"0.5"``, ``"0.5-1"`` (-> 0.5), ``"0 or 0.5"`` (-> 0), ``"half"`` (-> 0.5). Anything
-    else (``2``, ``"high"``) gives ``None``.
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        v = float(value)
-        return v if v in GRADES else None
-    if not isinstance(value, str):
-        return None
-    text = value.strip().lower()
-    found = [float(t) for t in _GRADE_TOKEN.findall(text)]
-    if "half" in text:
-        found.append(0.5)
-    found = [g for g in found if g in GRADES]
-    return min(found) if found else None
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` (tolerating code fences and surrounding prose)."""
-    stripped = text.strip()
-    fence = re.search(r"```(?:json)?\s*(.*?)```", stripped, re.S)
-    if fence:
-        stripped = fence.group(1).strip()
-    decoder = json.JSONDecoder()
-    for start in [m.start() for m in re.finditer(r"\{", stripped)]:
-        try:
-            obj, _ = decoder.raw_decode(stripped[start:])
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            return obj
-    return None
-
 
 def parse_judge_reply(text: str) -> tuple[float | None, str, str | None]:
     """(grade, reason, problem). ``problem`` says why no grade could be read, else ``None``."""
-    obj = _json_object(text)
+    obj = json_object(text)
     if obj is None:
         return None, "", "no JSON object in the reply (incomplete or not JSON)"
     reason = str(obj.get("reason", obj.get("reasoning", "")))
@@ -377,116 +325,9 @@ class SupportJudge:
         return grade
 
 
-class JudgeAnswer(BaseModel, Generic[V]):
-    """What :func:`ask_judge` got: the parsed value (``None`` if none) and the record of asking."""
-
-    value: V | None = None
-    reason: str = ""
-    attempts: int = 0
-    outputs: list[str] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
-    error: str | None = None
-
-
-async def ask_judge(
-    model: Model,
-    messages: list[ChatMessage],
-    config: GenerateConfig,
-    budgets: Sequence[int],
-    parse: Callable[[str], tuple[V | None, str, str | None]],
-) -> JudgeAnswer[V]:
-    """Ask a judge, once per output budget, until a reply parses and was not cut off.
-
-    ``parse(text)`` returns ``(value, reason, problem)``. A reply cut off at the token limit that
-    still parses is kept unless a longer retry does better. Shared by every judge protocol
-    (appendix B's support grade, EXPRESS-Bench's answer grade). Raises only on infrastructure
-    failure (:class:`ModelError`).
-    """
-    out: JudgeAnswer[V] = JudgeAnswer()
-    problem: str | None = None
-    for attempt, budget in enumerate(budgets, 1):
-        cfg = config.model_copy(update={"max_tokens": budget})
-        completion, call = await generate_recorded(model, messages, cfg)
-        out.attempts = attempt
-        out.outputs.append(completion.text)
-        out.usage = out.usage + call.usage
-        value, reason, problem = parse(completion.text)
-        if value is not None and completion.finish_reason != "length":
-            out.value, out.reason = value, reason
-            return out
-        if value is not None:
-            out.value, out.reason = value, reason
-            problem = "reply was cut off at the token limit"
-        elif completion.finish_reason == "length":
-            problem = f"reply was cut off at {budget} tokens ({problem})"
-    if out.value is None:
-        out.error = f"no usable grade after {len(budgets)} attempts: {problem}"
-    return out
-
-
-def load_questions(run_dir: str | Path) -> dict[str, Question]:
-    """``RUN_DIR/questions.jsonl`` as a dict keyed by question id."""
-    from eviseek.types.question_file import QUESTIONS_FILE, read_questions_by_id
-
-    return read_questions_by_id(
-        Path(run_dir) / QUESTIONS_FILE,
-        missing_hint="a run directory keeps the evaluated questions there (written by `eviseek eval`); "
-        "without it the reference answers are unknown",
-    )
-
-
-G = TypeVar("G", bound=BaseModel)
-
-
-def load_grades(path: Path, model: type[G]) -> dict[tuple[str, str], G]:
-    """A judge's JSONL grades keyed by (agent, question_id); later lines win; torn lines skipped.
-
-    ``model`` must have ``agent`` and ``question_id`` fields (every judge protocol's grade does).
-    """
-    out: dict[tuple[str, str], G] = {}
-    if not path.exists():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            g = model.model_validate_json(line)
-        except ValueError:
-            continue  # a torn last line from an interrupted run: that episode is judged again
-        out[(g.agent, g.question_id)] = g  # type: ignore[attr-defined]
-    return out
-
-
 def load_support_grades(run_dir: str | Path) -> dict[tuple[str, str], SupportGrade]:
     """Grades from ``RUN_DIR/support.jsonl`` keyed by (agent, question_id); later lines win."""
     return load_grades(Path(run_dir) / SUPPORT_FILE, SupportGrade)
-
-
-def run_trajectories(
-    run_dir: str | Path, agents: Sequence[str] | None = None
-) -> list[tuple[Trajectory, Path]]:
-    """Every saved trajectory of a run (or of ``agents``) with its episode folder.
-
-    Folder names may be sanitised ids; the trajectory itself says which agent and question.
-    """
-    episodes = Path(run_dir) / "episodes"
-    if not episodes.is_dir():
-        raise FileNotFoundError(
-            f"{episodes} not found: is {run_dir} a run directory written by `eviseek eval`?"
-        )
-    out = []
-    for path in sorted(episodes.rglob("trajectory.json")):
-        traj = Trajectory.load(path)
-        if agents is None or traj.agent in agents:
-            out.append((traj, path.parent))
-    return out
-
-
-def _append(path: Path, record: BaseModel) -> None:
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(record.model_dump_json() + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 async def judge_run(
@@ -504,38 +345,25 @@ async def judge_run(
     Episodes that already have a grade are skipped unless ``overwrite``; episodes whose earlier
     attempt gave no grade are tried again.
     """
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    run = Path(run_dir)
-    episodes = run_trajectories(run, agents)
-    questions = load_questions(run)
-    done = {} if overwrite else load_support_grades(run)
     grader = judge or SupportJudge(model)
-    todo: list[tuple[Trajectory, Path]] = []
-    for traj, folder in episodes:
-        previous = done.get((traj.agent, traj.question_id))
-        if previous is not None and previous.grade is not None:
-            continue
-        todo.append((traj, folder))
-    missing = sorted({t.question_id for t, _ in todo if t.question_id not in questions})
-    if missing:
-        raise ValueError(
-            f"{len(missing)} episode(s) answer questions missing from questions.jsonl, e.g. {missing[:5]}"
+
+    async def grade_one(question: Question, traj: Trajectory, ep: Path) -> SupportGrade:
+        return await grader.grade(
+            question,
+            traj.answer_images,
+            traj.answer_frame_ids,
+            base_dir=ep,
+            agent=traj.agent,
+            save_dir=Path(run_dir) / "judge" / ep.parent.name / ep.name if save_inputs else None,
         )
-    sem = asyncio.Semaphore(concurrency)
-    out_path = run / SUPPORT_FILE
 
-    async def one(traj: Trajectory, ep: Path) -> SupportGrade:
-        async with sem:
-            grade = await grader.grade(
-                questions[traj.question_id],
-                traj.answer_images,
-                traj.answer_frame_ids,
-                base_dir=ep,
-                agent=traj.agent,
-                save_dir=run / "judge" / ep.parent.name / ep.name if save_inputs else None,
-            )
-            _append(out_path, grade)
-            return grade
-
-    return list(await asyncio.gather(*(one(t, ep) for t, ep in todo)))
+    return await judge_episodes(
+        run_dir,
+        SUPPORT_FILE,
+        SupportGrade,
+        graded=lambda previous: previous.grade is not None,
+        grade_one=grade_one,
+        agents=agents,
+        concurrency=concurrency,
+        overwrite=overwrite,
+    )

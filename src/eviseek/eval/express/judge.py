@@ -5,7 +5,7 @@ last image the agent's camera took, and gives a grounding grade g in {0, 0.5, 1}
 score s in 1..5 (EXPRESS-Bench's protocol; the prompt is ours). The request goes out with
 ``stage="express_judge"``, so the ``reference/`` policy can play the judge without a key. It
 shares the appendix-B judge's image fitting and its retry on a cut-off or unreadable reply
-(:func:`eviseek.eval.judge.ask_judge`). Replies are JSON; EXPRESS-Bench's own plain form
+(:mod:`eviseek.eval.judging`). Replies are JSON; EXPRESS-Bench's own plain form
 ``"<g>, <s>"`` is read too.
 
 :func:`judge_run_express` grades a run directory and appends one :class:`ExpressGrade` per
@@ -14,47 +14,31 @@ episode to ``RUN_DIR/express.jsonl`` (re-running resumes).
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
-from eviseek.eval.judge import (
+from eviseek.eval.judge import MAX_HEIGHT, MAX_WIDTH, fit_image
+from eviseek.eval.judging import (
     FIRST_MAX_TOKENS,
-    MAX_HEIGHT,
-    MAX_WIDTH,
     RETRY_MAX_TOKENS,
-    _append,
-    _json_object,
     ask_judge,
-    fit_image,
+    image_mark,
+    json_object,
+    judge_episodes,
+    judge_template,
     load_grades,
-    load_questions,
+    prompt_messages,
     reference_answer,
     resolve_grade,
-    run_trajectories,
 )
 from eviseek.models.base import Model
-from eviseek.types import (
-    ChatMessage,
-    GenerateConfig,
-    Image,
-    ImagePart,
-    Question,
-    Stage,
-    TextPart,
-    Trajectory,
-    Usage,
-)
+from eviseek.types import ChatMessage, GenerateConfig, Image, Question, Stage, Trajectory, Usage
 
 EXPRESS_FILE = "express.jsonl"
 STAGE = Stage.EXPRESS_JUDGE
-_USER_SPLIT = "=== user ==="
-_IMAGE_MARK = "\x00IMAGE\x00"
 _PLAIN = re.compile(r"^\s*(?:your mark:)?\s*([0-9.]+)\s*,\s*([0-9.]+)", re.IGNORECASE)
 
 
@@ -105,41 +89,19 @@ def last_image(traj: Trajectory) -> Image | None:
     return traj.answer_images[-1] if traj.answer_images else None
 
 
-@cache
-def _template() -> Any:
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("eviseek.eval", "templates"),
-        autoescape=False,  # a plain-text prompt, not HTML
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    return env.get_template("express_judge.j2")
-
-
 def build_express_request(
     question: Question, response: str, image: Image | None
 ) -> tuple[list[ChatMessage], GenerateConfig]:
     """The judge's messages and config (the image fitted as the appendix-B judge fits its own)."""
     reference = reference_answer(question)
-    text = _template().render(
+    text = judge_template("express_judge.j2").render(
         question=question.text,
         reference=reference,
         response=response or "(no answer)",
-        image=_IMAGE_MARK if image is not None else None,
+        image=image_mark(0) if image is not None else None,
     )
-    system, _, user = text.partition(_USER_SPLIT)
-    parts: list[TextPart | ImagePart] = []
-    before, mark, after = user.partition(_IMAGE_MARK)
-    if before.strip():
-        parts.append(TextPart(text=before.strip("\n")))
-    if mark and image is not None:
-        parts.append(ImagePart(image=Image.from_pil(fit_image(image.to_pil(), MAX_WIDTH, MAX_HEIGHT))))
-    if after.strip():
-        parts.append(TextPart(text=after.strip("\n")))
-    messages = [ChatMessage(role="system", content=system.strip()), ChatMessage(role="user", content=parts)]
+    fitted = [] if image is None else [Image.from_pil(fit_image(image.to_pil(), MAX_WIDTH, MAX_HEIGHT))]
+    messages = prompt_messages(text, fitted)
     config = GenerateConfig(
         stage=STAGE,
         json_mode=True,
@@ -152,7 +114,7 @@ def build_express_request(
 
 def parse_express_reply(text: str) -> tuple[tuple[float, int] | None, str, str | None]:
     """((grounding, score), reason, problem); reads the JSON reply or the plain ``"g, s"`` form."""
-    obj = _json_object(text)
+    obj = json_object(text)
     if obj is None:
         m = _PLAIN.match(text.strip())
         if m is None:
@@ -233,30 +195,18 @@ async def judge_run_express(
     Episodes that already have a grade are skipped unless ``overwrite``; those whose earlier
     attempt gave none are tried again.
     """
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    run = Path(run_dir)
-    questions = load_questions(run)
-    done = {} if overwrite else load_express_grades(run)
     grader = judge or ExpressJudge(model)
-    todo = []
-    for traj, ep in run_trajectories(run, agents):
-        previous = done.get((traj.agent, traj.question_id))
-        if previous is not None and previous.score is not None:
-            continue
-        todo.append((traj, ep))
-    missing = sorted({t.question_id for t, _ in todo if t.question_id not in questions})
-    if missing:
-        raise ValueError(
-            f"{len(missing)} episode(s) answer questions missing from questions.jsonl, e.g. {missing[:5]}"
-        )
-    sem = asyncio.Semaphore(concurrency)
-    out_path = run / EXPRESS_FILE
 
-    async def one(traj: Trajectory, ep: Path) -> ExpressGrade:
-        async with sem:
-            grade = await grader.grade(questions[traj.question_id], traj, base_dir=ep)
-            _append(out_path, grade)
-            return grade
+    async def grade_one(question: Question, traj: Trajectory, ep: Path) -> ExpressGrade:
+        return await grader.grade(question, traj, base_dir=ep)
 
-    return list(await asyncio.gather(*(one(t, ep) for t, ep in todo)))
+    return await judge_episodes(
+        run_dir,
+        EXPRESS_FILE,
+        ExpressGrade,
+        graded=lambda previous: previous.score is not None,
+        grade_one=grade_one,
+        agents=agents,
+        concurrency=concurrency,
+        overwrite=overwrite,
+    )

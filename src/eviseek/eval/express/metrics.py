@@ -29,7 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from eviseek.eval.express.judge import ExpressGrade, load_express_grades
-from eviseek.eval.judge import load_questions, run_trajectories
+from eviseek.eval.judging import load_questions, run_trajectories
 from eviseek.types import Question, Trajectory
 
 HOUSE_ENV = "eviseek/House-v0"
