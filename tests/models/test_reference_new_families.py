@@ -13,7 +13,8 @@ import pytest
 
 from eviseek.envs.tabletop.env import TabletopEnv
 from eviseek.envs.tabletop.generate import generate_questions
-from eviseek.models.reference.policy import DRAPE_PLAN, JAR_PLAN, SIDE_PLAN, routine_for
+from eviseek.models.reference.atomic import DRAPE_PLAN, JAR_PLAN, SIDE_PLAN
+from eviseek.models.reference.policy import routine_for
 from eviseek.models.reference.solve import solve
 from eviseek.models.reference.task import read_task
 from eviseek.models.reference.vision import analyse

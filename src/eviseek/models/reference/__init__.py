@@ -19,7 +19,11 @@ How it works, in three parts:
 * :mod:`.solve` answers each kind of tabletop question from blob geometry in the most useful
   image (collinearity, side ratios, pixel gaps, areas, counts, shape votes), and
   :mod:`.policy` chooses where to look next (rise and look straight down for layouts and counts,
-  circle past a board for a hidden object, change elevation for a look-alike shape).
+  circle past a board for a hidden object, change elevation for a look-alike shape), spoken as
+  EviSeek's intents (:mod:`.intents`) or Single-model's atomic actions (:mod:`.atomic`).
+
+:mod:`.model` routes each agent stage to its handler (:mod:`.answering`, :mod:`.single_model`,
+:mod:`.planning`, :mod:`.seeking`), each reading one :class:`~.request.Request`.
 
 Its prototypes and thresholds were set by looking at renders from generator seeds outside the
 dev and test splits. Accuracy therefore says how informative the views an agent gathered are

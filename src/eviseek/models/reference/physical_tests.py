@@ -1,0 +1,134 @@
+"""Physical tests the policy runs for a question (drop in, pour, set on the slope, build the tower),
+spoken as the legal action or intent that names the objects, shared by both agents."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Generator
+from typing import Any
+
+from eviseek.models.reference.task import ObjectRef, Task
+
+
+def _choice(specs: list[dict[str, Any]], action: str, param: str, ref: ObjectRef) -> str | None:
+    """The legal value of ``param`` of ``action`` that names ``ref`` (matched by colour, then noun)."""
+    for spec in specs:
+        if spec.get("name") != action:
+            continue
+        choices: list[str] = []
+        params = spec.get("params") or []
+        if params and isinstance(params[0], dict):  # intent specs list their parameters as objects
+            for p in params:
+                if p.get("name") == param:
+                    choices = list(p.get("choices") or [])
+        else:  # action specs keep the choices in a mapping
+            choices = list((spec.get("choices") or {}).get(param) or [])
+        same_color = [c for c in choices if c.split("_")[0] == ref.color]
+        exact = [c for c in same_color if ref.noun in c]
+        if exact or same_color:
+            return (exact or same_color)[0]
+        return ref.name if not choices else None
+    return None
+
+
+def _offered(specs: list[dict[str, Any]]) -> set[str]:
+    return {str(s.get("name")) for s in specs}
+
+
+def test_action(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str, dict[str, str], str] | None:
+    """The next physical test to run for ``task`` (None when done): action, arguments, reason.
+
+    ``text`` holds the outcomes reported so far (history or memory lines), which is how a test
+    sequence (building a tower) knows where it stands.
+    """
+    names = _offered(specs)
+    objs = task.objects
+    if task.kind == "fit" and len(objs) >= 2 and "put_inside" in names:
+        if "inside=" in text:
+            return None
+        obj, box = (
+            _choice(specs, "put_inside", "object", objs[0]),
+            _choice(specs, "put_inside", "target", objs[1]),
+        )
+        if obj and box:
+            return "put_inside", {"object": obj, "target": box}, "drop it in and see whether it ends inside"
+    if task.kind == "overflow" and len(objs) >= 2 and "pour" in names:
+        if "overflowed=" in text:
+            return None
+        src, dst = _choice(specs, "pour", "object", objs[0]), _choice(specs, "pour", "target", objs[1])
+        if src and dst:
+            return "pour", {"object": src, "target": dst}, "pour it and see whether anything spills"
+    if task.kind == "slide" and objs and "put_on_slope" in names:
+        if "slid=" in text:
+            return None
+        obj = _choice(specs, "put_on_slope", "object", objs[0])
+        if obj:
+            return "put_on_slope", {"object": obj}, "set it on the slope and watch it"
+    if task.kind == "stack" and "put_on" in names:
+        return _stack_step(task, specs, text)
+    return None
+
+
+_MANIPULATION_OUTCOME = re.compile(r"\b(put_on|put_back|place_on_table|pick_up|put_inside): (ok|failed)")
+
+NON_CARRIERS = ("ball", "cone", "pyramid")
+"""Shapes nothing can rest on: they belong at the top of a tower."""
+
+
+def stack_orders(task: Task) -> list[list[ObjectRef]]:
+    """Every bottom-to-top order of the objects, most plausible first (non-carriers on top)."""
+    objs = list(task.objects)
+
+    def rank(order: tuple[ObjectRef, ...]) -> tuple[int, int]:
+        below = sum(1 for o in order[:-1] if o.shape in NON_CARRIERS)
+        return below, 0 if order[-1].shape in NON_CARRIERS else 1
+
+    return [list(o) for o in sorted(itertools.permutations(objs), key=rank)]
+
+
+def _stack_plan(task: Task) -> Generator[tuple[str, ObjectRef, ObjectRef | None], bool, None]:
+    """The test sequence for a tower, as (action, object, target); it reads each outcome back
+    through ``send`` (True when the action succeeded) and stops when a full tower stood."""
+    for order in stack_orders(task)[:3]:
+        placed: list[ObjectRef] = []
+        ok: bool = True
+        for lower, upper in itertools.pairwise(order):
+            ok = yield ("put_on", upper, lower)
+            if not ok:
+                break
+            placed.append(upper)
+        if ok:
+            return
+        # Undo the try, top first, so the next order starts from the table.
+        for obj in reversed(placed):
+            yield ("put_back", obj, None)
+
+
+def _stack_step(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str, dict[str, str], str] | None:
+    if len(task.objects) < 2:
+        return None
+    outcomes = [ok == "ok" for _, ok in _MANIPULATION_OUTCOME.findall(text)]
+    plan = _stack_plan(task)
+    try:
+        step = next(plan)
+        for ok in outcomes:
+            step = plan.send(ok)
+    except StopIteration:
+        return None
+    action, obj, target = step
+    if action not in _offered(specs):
+        return None
+    a = _choice(specs, action, "object", obj)
+    if a is None:
+        return None
+    if target is None:
+        return action, {"object": a}, "undo the last try before the next order"
+    b = _choice(specs, action, "target", target)
+    if b is None:
+        return None
+    return (
+        action,
+        {"object": a, "target": b},
+        f"try the {obj.name.replace('_', ' ')} on the {target.name.replace('_', ' ')}",
+    )
