@@ -15,9 +15,8 @@ Both write full provenance (frame, step, outcome, intent, subtask, demand, note)
 
 from __future__ import annotations
 
-from eviseek.agents.eviseek.answerer import feedback_note, informative
 from eviseek.agents.eviseek.intents import CompiledIntent
-from eviseek.agents.eviseek.keeper import candidate_steps
+from eviseek.agents.eviseek.keeper import candidate_steps, keep_step, review_request
 from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.seeker import SeekDecision
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
@@ -57,35 +56,14 @@ async def curate(
     candidates = candidate_steps(steps[:-1], ep.cfg.keep_candidates)
     if not candidates:
         return []
-    outcomes = [feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)]
-    demand = ep.demand_of(subtask)
-    intent_text = compiled.name if not compiled.target else f"{compiled.name} (target: {compiled.target})"
-    tried = memory.recent() if memory is not None else []
+    metadata, context = review_request(ep, subtask, compiled, steps, candidates, memory)
     parsed, _ = await ep.caller.ask_rendered(
         Stage.CURATE,
         CurateReply,
         fallback="keep no intermediate frame",
         at_step=ep.steps_used,
-        metadata={
-            **ep.base_metadata(),
-            "intent": compiled.name,
-            "target": compiled.target,
-            "subtask": subtask.model_dump(),
-            "demand": demand,
-            "candidate_frame_ids": [s.frame_id for s in candidates],
-            "outcomes": [s.feedback.model_dump() for s in steps],
-            "working_memory": tried,
-            "navigation": ep.library.nav_only,
-        },
-        context={
-            "question": ep.question,
-            "subtask": subtask,
-            "demand": demand,
-            "intent": intent_text,
-            "outcome": "; ".join(outcomes),
-            "memory": tried,
-            "candidates": [{"step": s.index, "image": s.image} for s in candidates],
-        },
+        metadata=metadata,
+        context=context,
     )
     reply = parsed.value
     if reply is None:
@@ -98,16 +76,5 @@ async def curate(
             stage=Stage.CURATE,
             at_step=ep.steps_used,
         )
-    return [
-        ep.board.add(
-            frame_id=candidates[i - 1].frame_id,
-            step_index=candidates[i - 1].index,
-            image=candidates[i - 1].image,
-            outcome=candidates[i - 1].feedback,
-            intent=compiled.name,
-            subtask=subtask.id,
-            demand=None if ep.cfg.no_demands else subtask.demand,
-            note=reply.note or "picked by the curator",
-        )
-        for i in picks
-    ]
+    note = reply.note or "picked by the curator"
+    return [keep_step(ep, candidates[i - 1], compiled, subtask, note) for i in picks]

@@ -9,6 +9,8 @@ never the simulator.
 
 from __future__ import annotations
 
+from typing import Any
+
 from eviseek.agents.eviseek.answerer import feedback_note, informative
 from eviseek.agents.eviseek.intents import CompiledIntent
 from eviseek.agents.eviseek.planner import Subtask
@@ -29,6 +31,70 @@ def candidate_steps(steps: list[StepRecord], limit: int) -> list[StepRecord]:
     return [with_images[i] for i in idx]
 
 
+def review_request(
+    ep: Episode,
+    subtask: Subtask,
+    compiled: CompiledIntent,
+    steps: list[StepRecord],
+    candidates: list[StepRecord],
+    memory: WorkingMemory | None,
+    *,
+    purpose: str | None = None,
+    before: Image | None = None,
+    before_frame: int | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The metadata and template context of a call that reviews an intent's views.
+
+    The keeper and the curator ask the same question about the same material (the intent, its
+    subtask and demand, the outcomes, the working memory and the candidate views); the keeper
+    adds the view before the intent. Metadata keys keep one order, so saved records compare.
+    """
+    outcomes = [feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)]
+    demand = ep.demand_of(subtask)
+    intent_text = compiled.name if not compiled.target else f"{compiled.name} (target: {compiled.target})"
+    tried = memory.recent() if memory is not None else []
+    metadata: dict[str, Any] = {**ep.base_metadata()}
+    if purpose is not None:
+        metadata["purpose"] = purpose
+    metadata.update(intent=compiled.name, target=compiled.target, subtask=subtask.model_dump(), demand=demand)
+    if before_frame is not None:
+        metadata["before_frame_id"] = before_frame
+    metadata.update(
+        candidate_frame_ids=[s.frame_id for s in candidates],
+        outcomes=[s.feedback.model_dump() for s in steps],
+        working_memory=tried,
+        navigation=ep.library.nav_only,
+    )
+    context: dict[str, Any] = {
+        "question": ep.question,
+        "subtask": subtask,
+        "demand": demand,
+        "intent": intent_text,
+        "outcome": "; ".join(outcomes),
+        "memory": tried,
+        "candidates": [{"step": s.index, "image": s.image} for s in candidates],
+    }
+    if before is not None:
+        context["before"] = before
+    return metadata, context
+
+
+def keep_step(
+    ep: Episode, step: StepRecord, compiled: CompiledIntent, subtask: Subtask, note: str
+) -> EvidenceItem:
+    """Put one of an intent's views on the board with its provenance."""
+    return ep.board.add(
+        frame_id=step.frame_id,
+        step_index=step.index,
+        image=step.image,
+        outcome=step.feedback,
+        intent=compiled.name,
+        subtask=subtask.id,
+        demand=None if ep.cfg.no_demands else subtask.demand,
+        note=note,
+    )
+
+
 async def review(
     ep: Episode,
     subtask: Subtask,
@@ -47,38 +113,24 @@ async def review(
     candidates = candidate_steps(steps, ep.cfg.keep_candidates)
     if not candidates:
         return []
-    outcomes = [feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)]
-    demand = ep.demand_of(subtask)
-    intent_text = compiled.name if not compiled.target else f"{compiled.name} (target: {compiled.target})"
-    tried = memory.recent() if memory is not None else []
+    metadata, context = review_request(
+        ep,
+        subtask,
+        compiled,
+        steps,
+        candidates,
+        memory,
+        purpose="keep",
+        before=before,
+        before_frame=before_frame,
+    )
     parsed, _ = await ep.caller.ask_rendered(
         Stage.KEEP,
         KeepReply,
         fallback="keep the last new view",
         at_step=ep.steps_used,
-        metadata={
-            **ep.base_metadata(),
-            "purpose": "keep",
-            "intent": compiled.name,
-            "target": compiled.target,
-            "subtask": subtask.model_dump(),
-            "demand": demand,
-            "before_frame_id": before_frame,
-            "candidate_frame_ids": [s.frame_id for s in candidates],
-            "outcomes": [s.feedback.model_dump() for s in steps],
-            "working_memory": tried,
-            "navigation": ep.library.nav_only,
-        },
-        context={
-            "question": ep.question,
-            "subtask": subtask,
-            "demand": demand,
-            "intent": intent_text,
-            "outcome": "; ".join(outcomes),
-            "memory": tried,
-            "before": before,
-            "candidates": [{"step": s.index, "image": s.image} for s in candidates],
-        },
+        metadata=metadata,
+        context=context,
     )
     reply = parsed.value
     if reply is None:
@@ -97,21 +149,7 @@ async def review(
             )
         chosen = [candidates[i - 1] for i in sorted(set(picks))] or [candidates[-1]]
         note = reply.note
-    kept = []
-    for s in chosen:
-        kept.append(
-            ep.board.add(
-                frame_id=s.frame_id,
-                step_index=s.index,
-                image=s.image,
-                outcome=s.feedback,
-                intent=compiled.name,
-                subtask=subtask.id,
-                demand=None if ep.cfg.no_demands else subtask.demand,
-                note=note,
-            )
-        )
-    return kept
+    return [keep_step(ep, s, compiled, subtask, note) for s in chosen]
 
 
 async def target_visible(ep: Episode, target: str) -> bool:
