@@ -24,15 +24,15 @@ from pydantic import TypeAdapter
 
 from eviseek.envs import view
 from eviseek.envs.base import question_from_options
-from eviseek.envs.budget import BudgetedSteps
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
 from eviseek.envs.house.seen import OBSTACLE_Z, SeenMap
 from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
-from eviseek.envs.tabletop.support import Evidence, FrameInfo, SupportGrader
+from eviseek.envs.simulated import SimulatedEnv, SupportOracle
+from eviseek.envs.tabletop.support import Evidence, SupportGrader
 from eviseek.errors import EnvError
-from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question
+from eviseek.types import Action, ActionSpec, Feedback, Observation, Pose
 
 DEFAULT_MAX_STEPS = 120
 """EXPRESS-Bench's step budget (the paper, section 5.5)."""
@@ -76,7 +76,7 @@ def _wrap(yaw: float) -> float:
     return round(y, 6) + 0.0
 
 
-class HouseEnv(BudgetedSteps):
+class HouseEnv(SimulatedEnv["HouseOracle"]):
     """The house environment (implements ``Env`` and ``SupportGradingEnv``)."""
 
     env_id: str = ENV_ID
@@ -91,35 +91,20 @@ class HouseEnv(BudgetedSteps):
         privileged: bool = True,
         kinds: list[str] | None = None,
     ) -> None:
-        if max_steps < 1:
-            raise EnvError(f"max_steps must be at least 1, got {max_steps}")
+        self._setup(width=width, height=height, renderer=renderer, max_steps=max_steps, privileged=privileged)
         unknown = [k for k in kinds or [] if k not in KINDS]
         if unknown:
             raise EnvError(f"unknown house question kinds {unknown}; kinds: {', '.join(KINDS)}")
-        self.width = width
-        self.height = height
-        self.renderer = renderer
-        self.max_steps = max_steps
-        self.privileged = privileged
         self.kinds = kinds
         self._sim: HouseSim | None = None
         self._probe: HouseProbe | None = None
         self._spec: HouseSpec | None = None
         self._grid: OccupancyGrid | None = None
         self._grid_key: str | None = None
-        self._question: Question | None = None
-        self._grader: SupportGrader | None = None
         self._poses: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {}
-        self._pose = Pose()
-        self._frame_id = -1
-        self._steps = 0
         self._path_length = 0.0
         self._collisions = 0
-        self._terminated = False
-        self._truncated = False
-        self._last_obs: Observation | None = None
         self._depths: list[tuple[np.ndarray, Pose]] = []
-        self._oracle: HouseOracle | None = None
 
     # -- Env protocol ----------------------------------------------------------------
 
@@ -160,16 +145,10 @@ class HouseEnv(BudgetedSteps):
                 height=self.height,
             )
         self._oracle = HouseOracle(self) if self.privileged else None
-        self._pose = spec.start.model_copy()
-        self._frame_id = -1
-        self._steps = 0
         self._path_length = 0.0
         self._collisions = 0
-        self._terminated = False
-        self._truncated = False
         self._depths = []
-        obs = self._observe()
-        return obs, self._info()
+        return self._begin_episode(spec.start)
 
     def _started(self) -> bool:
         return self._spec is not None
@@ -180,54 +159,12 @@ class HouseEnv(BudgetedSteps):
             raise EnvError("legal_actions() called before reset()")
         return nav_action_specs()
 
-    def close(self) -> None:
-        """Release both PyBullet clients."""
-        for s in (self._sim, self._probe):
-            if s is not None:
-                s.close()
-        self._sim = None
-        self._probe = None
-
-    # -- privileged --------------------------------------------------------------------
-
-    @property
-    def oracle(self) -> HouseOracle:
-        """Privileged accessors (ground truth, maps, distances, support). Never for agents."""
-        if self._oracle is None:
-            if not self.privileged:
-                from eviseek.envs.tabletop.env import PrivilegedAccessError
-
-                raise PrivilegedAccessError(
-                    "this environment was built with privileged=False; privileged data is unavailable"
-                )
-            raise EnvError("no episode yet; call reset() first")
-        return self._oracle
-
-    def visual_support(self, frame_ids: list[int]) -> float:
-        """Support grade in {0, 0.5, 1} of frames of this episode (delegates to :attr:`oracle`)."""
-        return self.oracle.visual_support(frame_ids)
-
     # -- public read-only state ---------------------------------------------------------
-
-    @property
-    def question(self) -> Question | None:
-        """The question of the current episode."""
-        return self._question
-
-    @property
-    def steps_taken(self) -> int:
-        """Steps charged so far in this episode."""
-        return self._steps
 
     @property
     def path_length(self) -> float:
         """Metres walked so far in this episode (successful ``move_forward`` steps)."""
         return self._path_length
-
-    @property
-    def pose(self) -> Pose:
-        """The current (true) camera pose."""
-        return self._pose.model_copy()
 
     @property
     def vfov(self) -> float:
@@ -245,13 +182,8 @@ class HouseEnv(BudgetedSteps):
         return self._grid
 
     def _info(self) -> dict[str, Any]:
-        q = self._question
         return {
-            "question_id": q.id if q else None,
-            "subcategory": q.subcategory if q else None,
-            "steps": self._steps,
-            "steps_left": self.max_steps - self._steps,
-            "frame_id": self._frame_id,
+            **super()._info(),
             "path_length": round(self._path_length, 6),
             "collisions": self._collisions,
         }
@@ -298,36 +230,22 @@ class HouseEnv(BudgetedSteps):
             self._pose = pose.model_copy(update={"pitch": round(pitch, 6) + 0.0})
             return Feedback(operation=name, success=True)
         if name == "stop":
-            self._terminated = True
-            return Feedback(operation="stop", success=True, reason="episode ended by the agent")
+            return self._stop()
         legal = ", ".join(s.name for s in nav_action_specs())
         return Feedback(
             operation=name, success=False, reason=f"unknown action {name!r}; legal actions: {legal}"
         )
 
+    def _frame_objects(self) -> tuple[dict[str, tuple[tuple[float, ...], tuple[float, ...]]], dict[str, int]]:
+        assert self._sim is not None
+        return self._poses, self._sim.uid
+
     def _observe(self) -> Observation:
         assert self._sim is not None
         frame = self._sim.render(self._pose)
-        self._frame_id += 1
+        obs = self._frame_observation(frame, {})
         if self._grader is not None:
-            self._grader.add_frame(
-                FrameInfo(
-                    frame_id=self._frame_id,
-                    pose=self._pose.model_copy(),
-                    segmentation=frame.segmentation,
-                    object_poses=self._poses,
-                    object_uids=self._sim.uid,
-                )
-            )
             self._depths.append((frame.depth, self._pose.model_copy()))
-        obs = Observation(
-            image=Image.from_array(frame.rgb),
-            pose=self._pose.model_copy(),
-            frame_id=self._frame_id,
-            depth=frame.depth if self.privileged else None,
-            segmentation=frame.segmentation if self.privileged else None,
-            metadata={"steps_left": self.max_steps - self._steps},
-        )
         scan = range_scan(frame.depth, self._pose.pitch, self._sim.spec.hfov, camera_z=self._pose.z)
         if scan is not None:
             obs.metadata["range_scan"] = scan
@@ -382,11 +300,11 @@ def range_scan(
     }
 
 
-class HouseOracle:
+class HouseOracle(SupportOracle):
     """Privileged views of a house episode: truth, maps, distances, support. Never for agents."""
 
     def __init__(self, env: HouseEnv) -> None:
-        self._env = env
+        self._env: HouseEnv = env
         self._seen: SeenMap | None = None
         self._seen_frames = 0
 
@@ -395,12 +313,6 @@ class HouseOracle:
         """The house (rooms, doorways, walls, items)."""
         assert self._env._spec is not None
         return self._env._spec
-
-    @property
-    def ground_truth(self) -> str | list[str] | None:
-        """The question's recorded ground truth."""
-        q = self._env._question
-        return q.ground_truth if q else None
 
     @property
     def target(self) -> tuple[float, float, float]:
@@ -453,27 +365,10 @@ class HouseOracle:
         p = self._env._pose
         return self.spec.room_at(p.x, p.y)
 
-    def visual_support(self, frame_ids: list[int]) -> float:
-        """Grade in {0, 0.5, 1}: are the decisive evidence pieces shown by these frames?"""
-        return self._grader().grade([f for f in frame_ids if f >= 0])
-
-    def support_report(self, frame_ids: list[int]) -> list[dict[str, object]]:
-        """Per evidence piece: label and whether the frames show it."""
-        return self._grader().report([f for f in frame_ids if f >= 0])
-
-    def segmentation(self, frame_id: int) -> Any:
-        """The body-id mask of a frame."""
-        return self._grader().frames[frame_id].segmentation
-
     def body_uids(self) -> dict[str, int]:
         """Body id (value in segmentation masks) of every named body."""
         assert self._env._sim is not None
         return dict(self._env._sim.uid)
-
-    def _grader(self) -> SupportGrader:
-        if self._env._grader is None:
-            raise EnvError("no episode yet; call reset() first")
-        return self._env._grader
 
 
 def _centre(spec: HouseSpec) -> tuple[float, float]:

@@ -17,15 +17,24 @@ from __future__ import annotations
 from typing import Any
 
 from eviseek.envs.base import question_from_options
-from eviseek.envs.budget import BudgetedSteps
+from eviseek.envs.simulated import PrivilegedAccessError, SimulatedEnv, SupportOracle
 from eviseek.envs.tabletop import camera as cam
 from eviseek.envs.tabletop.families import TaskFamily, World, get_family
 from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
-from eviseek.envs.tabletop.support import ActionEvent, FrameInfo, SupportGrader
+from eviseek.envs.tabletop.support import ActionEvent, SupportGrader
 from eviseek.errors import EnvError
-from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question
+from eviseek.types import Action, ActionSpec, Feedback, Observation
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "ENV_ID",
+    "STOP_SPEC",
+    "PrivilegedAccessError",
+    "TabletopEnv",
+    "TabletopOracle",
+]
 
 ENV_ID = "eviseek/Tabletop-v0"
 DEFAULT_MAX_STEPS = 30
@@ -33,11 +42,7 @@ DEFAULT_MAX_STEPS = 30
 STOP_SPEC = ActionSpec(name="stop", kind="control", description="end the episode (answer from what you have)")
 
 
-class PrivilegedAccessError(EnvError):
-    """Raised when privileged simulator data is requested from an env built with ``privileged=False``."""
-
-
-class TabletopEnv(BudgetedSteps):
+class TabletopEnv(SimulatedEnv["TabletopOracle"]):
     """The tabletop benchmark environment (implements ``Env`` and ``SupportGradingEnv``)."""
 
     env_id: str = ENV_ID
@@ -52,29 +57,14 @@ class TabletopEnv(BudgetedSteps):
         privileged: bool = True,
         subcategories: list[str] | None = None,
     ) -> None:
-        if max_steps < 1:
-            raise EnvError(f"max_steps must be at least 1, got {max_steps}")
+        self._setup(width=width, height=height, renderer=renderer, max_steps=max_steps, privileged=privileged)
         if renderer not in ("tiny", "egl"):
             raise EnvError(f"unknown renderer {renderer!r}; use 'tiny' (TinyRenderer) or 'egl'")
-        self.width = width
-        self.height = height
-        self.renderer = renderer
-        self.max_steps = max_steps
-        self.privileged = privileged
         self.subcategories = subcategories
         self._sim: TabletopSim | None = None
         self._probe: ProbeSim | None = None
-        self._question: Question | None = None
         self._family: TaskFamily | None = None
         self._world: World | None = None
-        self._grader: SupportGrader | None = None
-        self._pose = Pose()
-        self._frame_id = -1
-        self._steps = 0
-        self._terminated = False
-        self._truncated = False
-        self._last_obs: Observation | None = None
-        self._oracle: TabletopOracle | None = None
 
     # -- Env protocol ----------------------------------------------------------------
 
@@ -116,13 +106,7 @@ class TabletopEnv(BudgetedSteps):
                 height=self.height,
             )
         self._oracle = TabletopOracle(self) if self.privileged else None
-        self._pose = spec.camera.model_copy()
-        self._frame_id = -1
-        self._steps = 0
-        self._terminated = False
-        self._truncated = False
-        obs = self._observe()
-        return obs, self._info()
+        return self._begin_episode(spec.camera)
 
     def _started(self) -> bool:
         return self._world is not None and self._family is not None
@@ -142,64 +126,7 @@ class TabletopEnv(BudgetedSteps):
         specs += self._family.custom_actions(scene, meta)
         return specs
 
-    def close(self) -> None:
-        """Release both PyBullet clients."""
-        if self._sim is not None:
-            self._sim.close()
-            self._sim = None
-        if self._probe is not None:
-            self._probe.close()
-            self._probe = None
-
-    # -- privileged --------------------------------------------------------------------
-
-    @property
-    def oracle(self) -> TabletopOracle:
-        """Privileged accessors (ground truth, masks, support). Never for agents."""
-        if self._oracle is None:
-            if not self.privileged:
-                raise PrivilegedAccessError(
-                    "this environment was built with privileged=False; privileged data is unavailable"
-                )
-            raise EnvError("no episode yet; call reset() first")
-        return self._oracle
-
-    @oracle.setter
-    def oracle(self, value: TabletopOracle) -> None:
-        self._oracle = value
-
-    def visual_support(self, frame_ids: list[int]) -> float:
-        """Support grade in {0, 0.5, 1} of frames of this episode (delegates to :attr:`oracle`)."""
-        return self.oracle.visual_support(frame_ids)
-
-    # -- public read-only state ---------------------------------------------------------
-
-    @property
-    def question(self) -> Question | None:
-        """The question of the current episode."""
-        return self._question
-
-    @property
-    def steps_taken(self) -> int:
-        """Steps charged so far in this episode."""
-        return self._steps
-
-    @property
-    def pose(self) -> Pose:
-        """The current (true) camera pose."""
-        return self._pose.model_copy()
-
     # -- internals -------------------------------------------------------------------
-
-    def _info(self) -> dict[str, Any]:
-        q = self._question
-        return {
-            "question_id": q.id if q else None,
-            "subcategory": q.subcategory if q else None,
-            "steps": self._steps,
-            "steps_left": self.max_steps - self._steps,
-            "frame_id": self._frame_id,
-        }
 
     def _execute(self, action: Action) -> Feedback:
         assert self._world is not None and self._family is not None and self._sim is not None
@@ -217,8 +144,7 @@ class TabletopEnv(BudgetedSteps):
                 )
             return Feedback(operation=name, success=True)
         if name == "stop":
-            self._terminated = True
-            return Feedback(operation="stop", success=True, reason="episode ended by the agent")
+            return self._stop()
         scene, meta = world.scene, world.metadata
         fb: Feedback | None = None
         if name in self._family.manipulations:
@@ -257,59 +183,26 @@ class TabletopEnv(BudgetedSteps):
             "pitch": [round(bounds.pitch[0] - start.pitch, 6), round(bounds.pitch[1] - start.pitch, 6)],
         }
 
+    def _frame_objects(self) -> tuple[dict[str, tuple[tuple[float, ...], tuple[float, ...]]], dict[str, int]]:
+        assert self._sim is not None
+        return self._sim.poses(), dict(self._sim.uid)
+
     def _observe(self) -> Observation:
         assert self._sim is not None
         frame = self._sim.render(self._pose)
-        self._frame_id += 1
-        if self._grader is not None:
-            self._grader.add_frame(
-                FrameInfo(
-                    frame_id=self._frame_id,
-                    pose=self._pose.model_copy(),
-                    segmentation=frame.segmentation,
-                    object_poses=self._sim.poses(),
-                    object_uids=dict(self._sim.uid),
-                )
-            )
-        obs = Observation(
-            image=Image.from_array(frame.rgb),
-            pose=self._pose.model_copy(),
-            frame_id=self._frame_id,
-            depth=frame.depth if self.privileged else None,
-            segmentation=frame.segmentation if self.privileged else None,
-            metadata={"steps_left": self.max_steps - self._steps, "pose_bounds": self._pose_bounds()},
-        )
+        obs = self._frame_observation(frame, {"pose_bounds": self._pose_bounds()})
         self._last_obs = obs
         return obs
 
 
-class TabletopOracle:
+class TabletopOracle(SupportOracle):
     """Privileged views of an episode: ground truth, evidence, masks, visual support.
 
     For scoring and tests only. Agents get none of this.
     """
 
     def __init__(self, env: TabletopEnv) -> None:
-        self._env = env
-
-    def _grader(self) -> SupportGrader:
-        if self._env._grader is None:
-            raise EnvError("no episode yet; call reset() first")
-        return self._env._grader
-
-    @property
-    def ground_truth(self) -> str | list[str] | None:
-        """The question's recorded ground truth."""
-        q = self._env._question
-        return q.ground_truth if q else None
-
-    def visual_support(self, frame_ids: list[int]) -> float:
-        """Grade in {0, 0.5, 1}: are the decisive evidence pieces shown by these frames?"""
-        return self._grader().grade([f for f in frame_ids if f >= 0])
-
-    def support_report(self, frame_ids: list[int]) -> list[dict[str, object]]:
-        """Per evidence piece: label and whether the frames show it."""
-        return self._grader().report([f for f in frame_ids if f >= 0])
+        self._env: TabletopEnv = env
 
     def visible_fraction(self, frame_id: int, name: str) -> float:
         """Share of ``name``'s unoccluded pixel area visible in frame ``frame_id``."""
@@ -318,10 +211,6 @@ class TabletopOracle:
     def visibility(self, frame_id: int, name: str) -> tuple[int, int]:
         """(visible pixels, unoccluded pixels) of ``name`` in frame ``frame_id``."""
         return self._grader().visibility(frame_id, name)
-
-    def segmentation(self, frame_id: int) -> Any:
-        """The body-id mask of a frame."""
-        return self._grader().frames[frame_id].segmentation
 
     def object_uids(self) -> dict[str, int]:
         """Body id of every object (values in segmentation masks)."""
