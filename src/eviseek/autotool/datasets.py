@@ -348,18 +348,13 @@ def load_grounding(
 
 
 def load_synthetic(n: int, image_dir: str | Path, *, seed: int = 0, size: int = 2048) -> list[Question]:
-    """``n`` synthetic questions (half need a zoom) from :mod:`eviseek.train.data`, for demos and tests."""
-    from eviseek.train.data import SyntheticConfig, synthetic_rows
+    """``n`` synthetic questions (half need a zoom) from :mod:`eviseek.envs.image.synthetic`, for
+    demos and tests."""
+    from eviseek.envs.image.synthetic import SyntheticConfig, synthetic_questions
 
     store = ImageStore(image_dir)
     cfg = SyntheticConfig(width=size, height=size * 3 // 4)
-    out = []
-    for row in synthetic_rows(n, seed, cfg):
-        q = row.to_question()
-        q.initial_image = store.image(row.images[0])
-        q.subcategory = "zoom" if row.needs_zoom else "global"
-        out.append(q)
-    return out
+    return [item.to_question(store.image(item.image)) for item in synthetic_questions(n, seed, cfg)]
 
 
 def load_benchmark(
