@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from eviseek.models import openai_compat
-from eviseek.models.openai_compat import DEFAULT_MAX_PIXELS, image_data_url
+from eviseek.models import wire_images
+from eviseek.models.wire_images import DEFAULT_MAX_PIXELS, image_data_url
 from eviseek.types import Image
 
 
@@ -51,7 +51,7 @@ def time_per_image(images: list[Image], fmt: str, cached: bool, repeats: int) ->
     size = 0
     for _ in range(repeats):
         if not cached:
-            openai_compat._ENCODE_CACHE = openai_compat._EncodeCache()
+            wire_images._ENCODE_CACHE = wire_images._EncodeCache()
         start = time.perf_counter()
         urls = [image_data_url(img, max_pixels=DEFAULT_MAX_PIXELS, fmt=fmt) for img in images]
         runs.append((time.perf_counter() - start) / len(images))

@@ -24,6 +24,10 @@ through the official ``openai`` client (``AsyncOpenAI``). What this module adds 
 
 ``GenerateConfig.stage``, ``response_schema`` and ``metadata`` are for eviseek's own readers and
 are never sent.
+
+This module holds the client and the call loop; the formats it converts to and from are in
+:mod:`eviseek.models.openai_wire` and the reading of a server's refusals in
+:mod:`eviseek.models.openai_errors`.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ import asyncio
 import json
 import logging
 import os
-import re
 import time
 import weakref
 from collections.abc import Sequence
@@ -40,6 +43,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from eviseek.errors import ConfigError, ModelConfigError
+from eviseek.models.openai_errors import config_message, refused_params, server_message
+from eviseek.models.openai_wire import (
+    REASONING_EFFORTS,
+    chat_messages,
+    responses_completion,
+    responses_input,
+    responses_params,
+    sampling_params,
+    usage_of,
+)
 from eviseek.models.ratelimit import request_limit
 from eviseek.models.retry import (
     Failure,
@@ -50,17 +63,19 @@ from eviseek.models.retry import (
     root_cause,
 )
 from eviseek.models.wire_images import DEFAULT_MAX_PIXELS, fit_pixels, image_data_url
-from eviseek.types import (
-    ChatMessage,
-    Completion,
-    GenerateConfig,
-    ImagePart,
-    TextPart,
-    Usage,
-    count_images,
-)
+from eviseek.types import ChatMessage, Completion, GenerateConfig, count_images
 
-__all__ = ["DEFAULT_MAX_PIXELS", "OpenAICompatModel", "fit_pixels", "image_data_url", "request_limit"]
+__all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "REASONING_EFFORTS",
+    "OpenAICompatModel",
+    "fit_pixels",
+    "image_data_url",
+    "request_limit",
+    "responses_input",
+    "responses_params",
+    "usage_of",
+]
 
 logger = logging.getLogger("eviseek.models.openai")
 
@@ -68,24 +83,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "EMPTY"
 """Sent when no key is configured and the server is not OpenAI's: local servers ignore it, but
 the client refuses to start without one."""
-
-# Parameters a server may refuse, in the order they appear in requests. Only these are ever
-# dropped: ``model`` and ``messages`` are the request itself.
-_DROPPABLE = (
-    "temperature",
-    "top_p",
-    "seed",
-    "stop",
-    "response_format",
-    "max_tokens",
-    "max_completion_tokens",
-)
-# Words that show a 400 is about a parameter being refused, not about its content.
-_REFUSAL_CUES = re.compile(
-    r"unsupported|not supported|isn't supported|does not support|doesn't support|unknown|unrecognized|"
-    r"unrecognised|not allowed|not permitted|extra|invalid|cannot be used|can't be used|forbidden",
-    re.IGNORECASE,
-)
 
 
 class OpenAICompatModel:
@@ -254,28 +251,9 @@ class OpenAICompatModel:
 
     def to_openai_messages(self, messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
         """The chat-completions ``messages`` for ``messages``: images as data URLs, in order."""
-        out: list[dict[str, Any]] = []
-        for msg in messages:
-            if isinstance(msg.content, str):
-                out.append({"role": msg.role, "content": msg.content})
-                continue
-            parts: list[dict[str, Any]] = []
-            for part in msg.content:
-                if isinstance(part, TextPart):
-                    parts.append({"type": "text", "text": part.text})
-                elif isinstance(part, ImagePart):
-                    url = image_data_url(
-                        part.image,
-                        max_pixels=self.max_pixels,
-                        fmt=self.image_format,
-                        quality=self.jpeg_quality,
-                    )
-                    image_url: dict[str, Any] = {"url": url}
-                    if part.detail != "auto":  # some servers reject the field; auto is the default
-                        image_url["detail"] = part.detail
-                    parts.append({"type": "image_url", "image_url": image_url})
-            out.append({"role": msg.role, "content": parts})
-        return out
+        return chat_messages(
+            messages, max_pixels=self.max_pixels, fmt=self.image_format, quality=self.jpeg_quality
+        )
 
     def request_params(self, config: GenerateConfig, *, apply_drops: bool = True) -> dict[str, Any]:
         """The optional request parameters for ``config`` (never stage, schema or metadata).
@@ -283,29 +261,12 @@ class OpenAICompatModel:
         With ``apply_drops`` (the default) parameters the server refused earlier are left out
         and renamed ones carry their new name.
         """
-        params: dict[str, Any] = {}
-        if config.temperature is not None:
-            params["temperature"] = config.temperature
-        if config.top_p is not None:
-            params["top_p"] = config.top_p
-        if config.max_tokens is not None:
-            params["max_tokens"] = config.max_tokens
-        if config.seed is not None:
-            params["seed"] = config.seed
-        if config.stop:
-            params["stop"] = list(config.stop)
-        if config.json_mode:
-            params["response_format"] = {"type": "json_object"}
-        if self.reasoning_effort is not None:
-            params["reasoning_effort"] = self.reasoning_effort
-        if self.thinking_budget is not None:
-            # Gemini's OpenAI-compatible endpoint reads its own options from a body field that is
-            # itself named extra_body (the client's extra_body merges this dict into the body).
-            params["extra_body"] = {
-                "extra_body": {"google": {"thinking_config": {"thinking_budget": self.thinking_budget}}}
-            }
-        if self.api == "responses":
-            params = responses_params(params)
+        params = sampling_params(
+            config,
+            reasoning_effort=self.reasoning_effort,
+            thinking_budget=self.thinking_budget,
+            responses=self.api == "responses",
+        )
         if not apply_drops:
             return params
         for old, new in self._renamed.items():
@@ -353,7 +314,14 @@ class OpenAICompatModel:
             notes.append(f"not sent (refused earlier by the server): {', '.join(already_dropped)}")
         response = await self._call_with_retries(client, wire_messages, cfg, timeout, notes)
         if self.api == "responses":
-            return self._from_responses(response, images, start, notes)
+            return responses_completion(
+                response,
+                images=images,
+                latency_s=time.perf_counter() - start,
+                model=self.name,
+                notes=notes,
+                redact=self._redact,
+            )
 
         choice = response.choices[0]
         text = choice.message.content
@@ -424,9 +392,9 @@ class OpenAICompatModel:
                     return response
             except openai.APIStatusError as exc:
                 status = exc.status_code
-                message = self._server_message(exc)
+                message = self._one_line(server_message(exc))
                 if status == 400:
-                    refused = self._refused_params(exc, params, dropped_this_call)
+                    refused = refused_params(exc, message, params, dropped_this_call)
                     if refused:
                         self._drop(refused, message, notes)
                         dropped_this_call.update(refused)
@@ -438,7 +406,9 @@ class OpenAICompatModel:
                         throttled=status == 429,
                     )
                 else:
-                    raise ModelConfigError(self._config_message(status, message)) from None
+                    raise ModelConfigError(
+                        config_message(status, message, base_url=self.base_url, model=self.model)
+                    ) from None
             except openai.APITimeoutError:
                 failure = Failure(f"no answer within {timeout:g}s (timeout)")
             except openai.APIConnectionError as exc:
@@ -468,32 +438,6 @@ class OpenAICompatModel:
             )
             await asyncio.sleep(delay)
 
-    def _from_responses(self, response: Any, images: int, start: float, notes: list[str]) -> Completion:
-        text = self._redact(getattr(response, "output_text", "") or "")
-        if not text:
-            notes.append("the reply had no text content")
-        details = getattr(response, "incomplete_details", None)
-        cut = getattr(response, "status", None) == "incomplete" and (
-            getattr(details, "reason", None) == "max_output_tokens"
-        )
-        usage = Usage(images_sent=images)
-        reported = getattr(response, "usage", None)
-        if reported is not None:
-            out_details = getattr(reported, "output_tokens_details", None)
-            reasoning = getattr(out_details, "reasoning_tokens", None) if out_details is not None else None
-            usage.input_tokens = reported.input_tokens
-            # The Responses API counts reasoning inside output_tokens: take it out (see usage_of).
-            usage.output_tokens = max(0, reported.output_tokens - (reasoning or 0))
-            usage.reasoning_tokens = reasoning
-        return Completion(
-            text=text,
-            usage=usage,
-            latency_s=time.perf_counter() - start,
-            model=self.name,
-            finish_reason="length" if cut else "stop",
-            notes=notes,
-        )
-
     # -- error interpretation ----------------------------------------------------------------
 
     def _throttle_pause(self, exc: BaseException) -> float | None:
@@ -504,58 +448,6 @@ class OpenAICompatModel:
         if isinstance(exc, openai.APIStatusError) and exc.status_code == 429:
             return self.retry_policy.backoff(0, parse_retry_after(exc.response.headers))
         return None
-
-    def _server_message(self, exc: Any) -> str:
-        body = getattr(exc, "body", None)
-        message = None
-        if isinstance(body, dict):
-            err = body.get("error", body)
-            if isinstance(err, dict):
-                message = err.get("message") or err.get("detail")
-            elif isinstance(err, str):
-                message = err
-        if not message:
-            message = getattr(exc, "message", None) or str(exc)
-        return self._one_line(str(message))
-
-    def _config_message(self, status: int, message: str) -> str:
-        where = f"the server at {self.base_url}"
-        if status == 401:
-            hint = (
-                "the API key was rejected: check the key in the variable named by --api-key-env "
-                "(or OPENAI_API_KEY)"
-            )
-        elif status == 403:
-            hint = f"access denied: check that the API key may use model {self.model!r}"
-        elif status == 404:
-            hint = (
-                f"not found: check the model name {self.model!r} (--model openai/<name>) and that "
-                "the base URL is right and ends in /v1"
-            )
-        elif status == 400:
-            hint = "the request was rejected: check the sampling settings, message format and image sizes"
-        else:
-            hint = "the request was refused"
-        return f"{where} answered HTTP {status}, {hint} (server said: {message})"
-
-    def _refused_params(self, exc: Any, params: dict[str, Any], already: set[str]) -> list[str]:
-        """Which of the parameters we sent a 400 says the server refuses (none if unclear)."""
-        sent = [p for p in _DROPPABLE if p in params and p not in already]
-        if not sent:
-            return []
-        body = getattr(exc, "body", None)
-        err = body.get("error", body) if isinstance(body, dict) else None
-        named = err.get("param") if isinstance(err, dict) else None
-        # Only the human-readable message: the body's error *type* (invalid_request_error)
-        # would match every cue.
-        text = self._server_message(exc)
-        if not _REFUSAL_CUES.search(text):
-            return []
-        if isinstance(named, str):
-            for p in sent:
-                if named == p or named.endswith("." + p):
-                    return [p]
-        return [p for p in sent if re.search(rf"(?<![\w.]){re.escape(p)}(?!\w)", text)]
 
     def _drop(self, refused: list[str], message: str, notes: list[str]) -> None:
         for name in refused:
@@ -568,75 +460,3 @@ class OpenAICompatModel:
                 note = f"server refused parameter '{name}'; dropped it and retried once"
             notes.append(note)
             logger.warning("%s: %s (server said: %s)", self.name, note, message)
-
-
-def usage_of(reported: Any, images: int) -> Usage:
-    """Token counts of a chat-completions ``usage`` object, reasoning apart from visible output.
-
-    Reasoning comes from ``completion_tokens_details.reasoning_tokens`` (OpenAI, Gemini's
-    OpenAI-compatible endpoint, vLLM). OpenAI counts it inside ``completion_tokens``; Gemini's
-    endpoint counts it on top (its ``total_tokens`` is prompt + completion + reasoning). We tell
-    the two apart by ``total_tokens`` (absent: OpenAI's documented convention) and take reasoning
-    out of the output, so input + output + reasoning is the paper's total either way.
-    """
-    usage = Usage(images_sent=images)
-    if reported is None:
-        return usage
-    prompt = getattr(reported, "prompt_tokens", None)
-    completion = getattr(reported, "completion_tokens", None)
-    details = getattr(reported, "completion_tokens_details", None)
-    reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
-    usage.input_tokens, usage.output_tokens = prompt, completion
-    if isinstance(reasoning, int) and reasoning > 0:
-        usage.reasoning_tokens = reasoning
-        total = getattr(reported, "total_tokens", None)
-        separate = (
-            isinstance(total, int)
-            and isinstance(prompt, int)
-            and isinstance(completion, int)
-            and total == prompt + completion + reasoning
-        )
-        if isinstance(completion, int) and not separate:
-            usage.output_tokens = max(0, completion - reasoning)
-    elif isinstance(reasoning, int):
-        usage.reasoning_tokens = reasoning
-    return usage
-
-
-REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
-"""The reasoning efforts OpenAI's API names (servers may accept fewer)."""
-
-
-def responses_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Chat-completions parameters in the Responses API's names (``max_output_tokens``,
-    ``reasoning.effort``, ``text.format``); ``seed`` and ``stop`` have no counterpart there."""
-    out = dict(params)
-    if "max_tokens" in out:
-        out["max_output_tokens"] = out.pop("max_tokens")
-    if "reasoning_effort" in out:
-        out["reasoning"] = {"effort": out.pop("reasoning_effort")}
-    if "response_format" in out:
-        out["text"] = {"format": out.pop("response_format")}
-    out.pop("seed", None)
-    out.pop("stop", None)
-    return out
-
-
-def responses_input(wire_messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Chat-completions messages as Responses API input turns (``input_text``/``input_image``)."""
-    turns: list[dict[str, Any]] = []
-    for msg in wire_messages:
-        content = msg["content"]
-        if isinstance(content, str):
-            turns.append({"role": msg["role"], "content": content})
-            continue
-        parts: list[dict[str, Any]] = []
-        for part in content:
-            if part["type"] == "text":
-                parts.append({"type": "input_text", "text": part["text"]})
-            else:
-                image = {"type": "input_image", "image_url": part["image_url"]["url"]}
-                image["detail"] = part["image_url"].get("detail", "auto")
-                parts.append(image)
-        turns.append({"role": msg["role"], "content": parts})
-    return turns
