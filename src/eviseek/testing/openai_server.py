@@ -19,25 +19,33 @@ a delay, a dropped connection, token counts).
 Mistakes in the *test* (a handler that raises, a list that runs out) are answered with HTTP 500
 so the client sees a failure, and are raised again when the ``with`` block exits, so a test can
 never pass because of them.
+
+The replies and bodies are in :mod:`eviseek.testing.openai_bodies`, the request readers in
+:mod:`eviseek.testing.openai_requests`; this module re-exports both.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import io
 import json
 import socket
 import threading
 import time
 import traceback
-import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from eviseek.testing.openai_bodies import (
+    Handler,
+    Reply,
+    ServerReply,
+    chat_completion,
+    error_body,
+    responses_body,
+)
+from eviseek.testing.openai_requests import decode_data_url, request_images, request_texts, request_words
 
 __all__ = [
     "OpenAITestServer",
@@ -47,234 +55,8 @@ __all__ = [
     "error_body",
     "request_images",
     "request_texts",
+    "responses_body",
 ]
-
-
-class ServerReply(BaseModel):
-    """One scripted answer of :class:`OpenAITestServer`.
-
-    Give at most one of ``text`` (a normal chat completion), ``json`` (any JSON body) or ``body``
-    (raw text sent as is, e.g. invalid JSON). With none of them the reply is an empty
-    completion.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    text: str | None = None
-    """The assistant's reply, wrapped in a ``chat.completion`` body."""
-    json_body: dict[str, Any] | None = Field(default=None, alias="json")
-    """A whole JSON body to send instead (for errors or odd shapes)."""
-    body: str | None = None
-    """Raw body text sent verbatim (need not be JSON)."""
-    status: int = 200
-    headers: dict[str, str] = Field(default_factory=dict)
-    """Extra response headers, e.g. ``{"Retry-After": "2"}``."""
-    content_type: str = "application/json"
-    delay_s: float = 0.0
-    """Seconds to wait before answering (to exceed a client timeout)."""
-    drop: bool = False
-    """Close the connection without sending any response."""
-    prompt_tokens: int | None = None
-    """Reported input tokens; by default the words of the request's text."""
-    completion_tokens: int | None = None
-    """Reported output tokens; by default the words of ``text``."""
-    reasoning_tokens: int | None = None
-    """When set, reported as ``completion_tokens_details.reasoning_tokens``."""
-    usage: bool = True
-    """``False`` leaves ``usage`` out of the body (a server that does not report it)."""
-    finish_reason: str = "stop"
-
-    @model_validator(mode="after")
-    def _one_body(self) -> ServerReply:
-        given = [n for n in ("text", "json_body", "body") if getattr(self, n) is not None]
-        if len(given) > 1:
-            raise ValueError(f"give at most one of text, json and body (got {', '.join(given)})")
-        return self
-
-    @classmethod
-    def error(
-        cls,
-        status: int,
-        message: str = "",
-        *,
-        param: str | None = None,
-        code: str | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> ServerReply:
-        """An error reply with an OpenAI-style ``{"error": {...}}`` body."""
-        return cls(
-            status=status,
-            json=error_body(message or f"scripted error {status}", status=status, param=param, code=code),
-            headers=headers or {},
-        )
-
-
-Reply = str | dict[str, Any] | ServerReply
-Handler = Callable[[dict[str, Any]], Reply]
-
-
-def error_body(message: str, *, status: int = 400, param: str | None = None, code: str | None = None) -> dict:
-    """An OpenAI-style error body."""
-    kind = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}
-    kind.update({404: "not_found_error", 429: "rate_limit_error"})
-    return {
-        "error": {
-            "message": message,
-            "type": kind.get(status, "server_error"),
-            "param": param,
-            "code": code,
-        }
-    }
-
-
-def _turns(request_json: dict[str, Any]) -> list[Any]:
-    # Chat completions send ``messages``; the Responses API sends ``input`` (a string or turns).
-    if "input" in request_json and "messages" not in request_json:
-        given = request_json["input"]
-        return [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
-    return list(request_json.get("messages", []))
-
-
-def request_texts(request_json: dict[str, Any]) -> list[str]:
-    """Every text piece of a chat-completions or Responses request, in message order."""
-    out: list[str] = []
-    for msg in _turns(request_json):
-        content = msg.get("content")
-        if isinstance(content, str):
-            out.append(content)
-        elif isinstance(content, list):
-            out.extend(p.get("text", "") for p in content if p.get("type") in ("text", "input_text"))
-    return out
-
-
-def _words(request_json: dict[str, Any]) -> int:
-    return sum(len(t.split()) for t in request_texts(request_json))
-
-
-def chat_completion(
-    text: str,
-    *,
-    model: str = "test-model",
-    prompt_tokens: int | None = 0,
-    completion_tokens: int | None = None,
-    reasoning_tokens: int | None = None,
-    usage: bool = True,
-    finish_reason: str = "stop",
-) -> dict[str, Any]:
-    """A ``chat.completion`` body carrying ``text``, with usage unless ``usage`` is false."""
-    body: dict[str, Any] = {
-        "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": finish_reason,
-                "logprobs": None,
-            }
-        ],
-    }
-    if usage:
-        out = len(text.split()) if completion_tokens is None else completion_tokens
-        inp = prompt_tokens or 0
-        u: dict[str, Any] = {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}
-        if reasoning_tokens is not None:
-            u["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
-        body["usage"] = u
-    return body
-
-
-def responses_body(
-    text: str,
-    *,
-    model: str = "test-model",
-    input_tokens: int = 0,
-    output_tokens: int | None = None,
-    reasoning_tokens: int | None = None,
-    usage: bool = True,
-    finish_reason: str = "stop",
-) -> dict[str, Any]:
-    """A Responses API ``response`` body carrying ``text`` (``finish_reason="length"`` makes it
-    ``incomplete`` for ``max_output_tokens``). Reasoning counts inside ``output_tokens``."""
-    incomplete = finish_reason == "length"
-    body: dict[str, Any] = {
-        "id": f"resp_{uuid.uuid4().hex[:16]}",
-        "object": "response",
-        "created_at": int(time.time()),
-        "model": model,
-        "status": "incomplete" if incomplete else "completed",
-        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
-        "output": [
-            {
-                "type": "message",
-                "id": f"msg_{uuid.uuid4().hex[:16]}",
-                "status": "incomplete" if incomplete else "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-            }
-        ],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-    }
-    if usage:
-        out = len(text.split()) + (reasoning_tokens or 0) if output_tokens is None else output_tokens
-        body["usage"] = {
-            "input_tokens": input_tokens,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": out,
-            "output_tokens_details": {"reasoning_tokens": reasoning_tokens or 0},
-            "total_tokens": input_tokens + out,
-        }
-    return body
-
-
-def decode_data_url(url: str) -> tuple[str, bytes]:
-    """Split a ``data:<mime>;base64,<payload>`` URL into its MIME type and decoded bytes.
-
-    Raises ``ValueError`` when the URL is not a base64 data URL or the payload is not valid
-    base64, so a test that calls it checks the encoding too.
-    """
-    if not url.startswith("data:") or ";base64," not in url:
-        raise ValueError(f"not a base64 data URL: {url[:40]!r}")
-    header, payload = url[5:].split(";base64,", 1)
-    try:
-        data = base64.b64decode(payload, validate=True)
-    except ValueError as exc:
-        raise ValueError(f"data URL payload is not valid base64: {exc}") from exc
-    return header, data
-
-
-def request_images(request_json: dict[str, Any]) -> list[Any]:
-    """Decode every ``image_url`` part of a request into a PIL image, in order.
-
-    Each image must be a base64 data URL whose MIME type matches the decoded format (PNG or
-    JPEG); anything else raises ``ValueError``. The PIL images have their pixels loaded.
-    """
-    from PIL import Image as PILImage
-
-    images = []
-    for msg in _turns(request_json):
-        content = msg.get("content")
-        if not isinstance(content, list):
-            continue
-        for part in content:
-            if part.get("type") == "image_url":
-                url = part["image_url"]["url"]
-            elif part.get("type") == "input_image":  # the Responses API's image part
-                url = part["image_url"]
-            else:
-                continue
-            mime, data = decode_data_url(url)
-            pil = PILImage.open(io.BytesIO(data))
-            pil.load()
-            expected = {"image/png": "PNG", "image/jpeg": "JPEG"}.get(mime)
-            if expected is None or pil.format != expected:
-                raise ValueError(f"data URL says {mime} but the bytes are {pil.format}")
-            images.append(pil)
-    return images
 
 
 class OpenAITestServer:
@@ -425,7 +207,7 @@ class OpenAITestServer:
         if reply.json_body is not None:
             return json.dumps(reply.json_body).encode()
         text = reply.text or ""
-        prompt = _words(request_json) if reply.prompt_tokens is None else reply.prompt_tokens
+        prompt = request_words(request_json) if reply.prompt_tokens is None else reply.prompt_tokens
         if responses:
             return json.dumps(
                 responses_body(
