@@ -18,6 +18,16 @@ FAR = 8.0
 """Default far clipping plane in metres (the tabletop's; a house passes a larger one)."""
 
 
+def wrap_yaw(yaw: float) -> float:
+    """Yaw in (-180, 180], rounded so repeated turns do not accumulate float noise."""
+    y = math.fmod(yaw, 360.0)
+    if y <= -180.0:
+        y += 360.0
+    elif y > 180.0:
+        y -= 360.0
+    return round(y, 6) + 0.0
+
+
 def view_vectors(pose: Pose) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unit forward, right and up vectors of the camera (world frame)."""
     yaw, pitch = math.radians(pose.yaw), math.radians(pose.pitch)

@@ -67,15 +67,6 @@ def nav_action_specs() -> list[ActionSpec]:
     return [s.model_copy() for s in _NAV_SPECS] + [STOP_SPEC.model_copy()]
 
 
-def _wrap(yaw: float) -> float:
-    y = math.fmod(yaw, 360.0)
-    if y <= -180.0:
-        y += 360.0
-    elif y > 180.0:
-        y -= 360.0
-    return round(y, 6) + 0.0
-
-
 class HouseEnv(SimulatedEnv["HouseOracle"]):
     """The house environment (implements ``Env`` and ``SupportGradingEnv``)."""
 
@@ -214,7 +205,7 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
             return Feedback(operation=name, success=True)
         if name in ("turn_left", "turn_right"):
             sign = 1.0 if name == "turn_left" else -1.0
-            self._pose = pose.model_copy(update={"yaw": _wrap(pose.yaw + sign * TURN_STEP)})
+            self._pose = pose.model_copy(update={"yaw": view.wrap_yaw(pose.yaw + sign * TURN_STEP)})
             return Feedback(operation=name, success=True)
         if name in ("look_up", "look_down"):
             sign = 1.0 if name == "look_up" else -1.0

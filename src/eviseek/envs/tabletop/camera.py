@@ -22,6 +22,7 @@ from eviseek.envs.view import (  # shared with the house; re-exported for existi
     projection_matrix,
     view_matrix,
     view_vectors,
+    wrap_yaw,
 )
 from eviseek.types import ActionSpec, Pose
 
@@ -80,16 +81,6 @@ def camera_action_specs() -> list[ActionSpec]:
     return specs
 
 
-def _wrap_yaw(yaw: float) -> float:
-    """Yaw in (-180, 180], rounded so repeated turns do not accumulate float noise."""
-    y = math.fmod(yaw, 360.0)
-    if y <= -180.0:
-        y += 360.0
-    elif y > 180.0:
-        y -= 360.0
-    return round(y, 6) + 0.0
-
-
 def apply_camera_action(pose: Pose, name: str, bounds: CameraBounds) -> tuple[Pose, list[str]]:
     """The pose after camera primitive ``name`` and the bounds that clamped it (empty if none)."""
     clamped: list[str] = []
@@ -126,7 +117,7 @@ def apply_camera_action(pose: Pose, name: str, bounds: CameraBounds) -> tuple[Po
     if name in _TURNS:
         axis, sign, _ = _TURNS[name]
         if axis == "yaw":
-            return pose.model_copy(update={"yaw": _wrap_yaw(pose.yaw + sign * TURN_STEP)}), clamped
+            return pose.model_copy(update={"yaw": wrap_yaw(pose.yaw + sign * TURN_STEP)}), clamped
         pitch = clamp(pose.pitch + sign * TURN_STEP, *bounds.pitch, "pitch")
         return pose.model_copy(update={"pitch": round(pitch, 6) + 0.0}), clamped
     raise ValueError(f"{name!r} is not a camera action; camera actions: {', '.join(CAMERA_ACTIONS)}")
