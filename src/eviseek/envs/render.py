@@ -5,6 +5,7 @@ The caller passes its PyBullet module and client; nothing here imports PyBullet.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,26 @@ import numpy as np
 
 from eviseek.envs import view
 from eviseek.types import Pose
+
+
+class OwnedClient:
+    """Mixin of a world that owns one PyBullet client (``p`` the module, ``client`` its id):
+    ``close`` disconnects it once, and a world dropped without ``close`` disconnects when
+    collected, so a failed episode does not leak a physics server."""
+
+    p: Any
+    client: int
+
+    def close(self) -> None:
+        """Disconnect the client (idempotent)."""
+        if self.client >= 0:
+            with contextlib.suppress(Exception):  # already gone
+                self.p.disconnect(physicsClientId=self.client)
+            self.client = -1
+
+    def __del__(self) -> None:  # pragma: no cover - best effort
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 @dataclass

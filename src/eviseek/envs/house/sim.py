@@ -9,13 +9,12 @@ A house does not move, so no physics is stepped: collisions are decided on exact
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from eviseek._lazy import require_pybullet
 from eviseek.envs import view
 from eviseek.envs.house.spec import HouseSpec
-from eviseek.envs.render import Frame, Lighting, render_frame
+from eviseek.envs.render import Frame, Lighting, OwnedClient, render_frame
 from eviseek.envs.tabletop.colors import rgba
 from eviseek.errors import EnvError
 from eviseek.types import Pose
@@ -32,7 +31,7 @@ def _pb() -> Any:
     return require_pybullet("the house environment")
 
 
-class HouseSim:
+class HouseSim(OwnedClient):
     """A house built in PyBullet. ``uid`` maps body names to ids; ``name_of`` maps back."""
 
     def __init__(
@@ -150,17 +149,6 @@ class HouseSim:
     def poses(self) -> dict[str, tuple[tuple[float, ...], tuple[float, ...]]]:
         """Where every body belongs, with an identity orientation (the house is static)."""
         return {n: (pos, (0.0, 0.0, 0.0, 1.0)) for n, pos in self.home.items()}
-
-    def close(self) -> None:
-        """Disconnect the client (idempotent)."""
-        if self.client >= 0:
-            with contextlib.suppress(Exception):  # already gone
-                self.p.disconnect(physicsClientId=self.client)
-            self.client = -1
-
-    def __del__(self) -> None:  # pragma: no cover - best effort
-        with contextlib.suppress(Exception):
-            self.close()
 
 
 class HouseProbe:

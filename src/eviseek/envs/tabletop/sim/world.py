@@ -7,11 +7,11 @@ agents; the environment and the task families drive it. Its concerns live in the
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
 
+from eviseek.envs.render import OwnedClient
 from eviseek.envs.tabletop.colors import FLOOR_RGBA, rgba
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
 from eviseek.envs.tabletop.sim.cloth import drape
@@ -23,7 +23,7 @@ from eviseek.envs.tabletop.sim.state import SIM_HZ, pybullet_module
 from eviseek.errors import EnvError
 
 
-class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin):
+class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin, OwnedClient):
     """A PyBullet world built from a :class:`SceneSpec`.
 
     ``uid`` maps object names to body ids; ``name_of`` maps back. Segmentation masks hold body ids.
@@ -57,17 +57,6 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin):
         self.build(spec)
 
     # -- lifecycle -----------------------------------------------------------------
-
-    def close(self) -> None:
-        """Disconnect the client (idempotent)."""
-        if self.client >= 0:
-            with contextlib.suppress(Exception):  # already gone
-                self.p.disconnect(physicsClientId=self.client)
-            self.client = -1
-
-    def __del__(self) -> None:  # pragma: no cover - best effort
-        with contextlib.suppress(Exception):
-            self.close()
 
     def build(self, spec: SceneSpec) -> None:
         """(Re)build the world from ``spec``: floor, table, every object at its spec pose."""
