@@ -46,6 +46,22 @@ def test_the_digest_is_the_hash_of_the_written_file(tmp_path: Path, image_dir: s
     assert np.array_equal(back[0].initial_image.array(), qs[0].initial_image.array())
 
 
+def test_path_backed_images_are_copied_without_loading_the_callers_questions(tmp_path: Path) -> None:
+    # A benchmark of large images is read from disk one record at a time; the caller's questions
+    # keep their images unloaded (otherwise every image of the set would stay in memory).
+    src = tmp_path / "src"
+    write_questions(src, _questions())
+    qs = read_questions(src)
+    assert qs[0].initial_image is not None and not qs[0].initial_image.loaded
+    digest = questions_digest(qs)
+    assert write_questions(tmp_path / "run", qs) == digest
+    assert not qs[0].initial_image.loaded
+    (back, _) = read_questions(tmp_path / "run")
+    assert back.initial_image is not None and np.array_equal(
+        back.initial_image.array(), qs[0].initial_image.array()
+    )
+
+
 def test_without_an_image_folder_records_keep_their_paths(tmp_path: Path) -> None:
     q = Question(id="p", text="?", initial_image=Image(path="/data/big.png", width=4, height=4))
     write_questions(tmp_path, [q], image_dir=None)

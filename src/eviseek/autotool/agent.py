@@ -37,6 +37,7 @@ from eviseek.autotool.prompts import (
 )
 from eviseek.autotool.protocol import ZOOM_TOOL_NAME, ZOOM_TOOL_SCHEMA, Mode
 from eviseek.envs.base import AsyncEnv
+from eviseek.envs.image.env import DEFAULT_MAX_PIXELS
 from eviseek.models.base import Model, generate_recorded
 from eviseek.types import (
     Action,
@@ -77,8 +78,13 @@ class AutoToolConfig(BaseModel):
     force_mode: Mode | None = None
     force_how: ForceHow = "token"
     max_calls_per_turn: int = Field(3, ge=1)
+    max_pixels: int | None = Field(DEFAULT_MAX_PIXELS, ge=784)
+    """Pixel cap of the shown image and of each crop (Qwen-VL's usual 1280*28*28); ``None``
+    leaves the environment's own."""
     temperature: float = Field(0.0, ge=0.0)
     max_tokens: int = Field(2048, ge=1)
+    seed: int | None = None
+    """Sampling seed sent with every request (providers that support one)."""
 
 
 def autotool_agent(*, name: str = "autotool", **settings: Any) -> AutoToolAgent:
@@ -89,7 +95,8 @@ def autotool_agent(*, name: str = "autotool", **settings: Any) -> AutoToolAgent:
         force_mode=cfg.force_mode,
         force_how=cfg.force_how,
         max_calls_per_turn=cfg.max_calls_per_turn,
-        generate=GenerateConfig(temperature=cfg.temperature, max_tokens=cfg.max_tokens),
+        max_pixels=cfg.max_pixels,
+        generate=GenerateConfig(temperature=cfg.temperature, max_tokens=cfg.max_tokens, seed=cfg.seed),
     )
     agent.name = name
     return agent
@@ -103,6 +110,8 @@ class AutoToolAgent:
         force_mode: pin the mode (``tool_on``/``tool_off``) instead of letting the model choose.
         force_how: ``token`` appends the mode token to the input; ``instruction`` says it in words.
         max_calls_per_turn: zoom calls executed from one reply (extra ones get an error).
+        max_pixels: pixel cap of the shown image and of each crop, sent to the environment at
+            reset (``None``: the environment's own).
         generate: sampling settings for every call (``stage`` is always set to ``autotool``).
     """
 
@@ -115,6 +124,7 @@ class AutoToolAgent:
         force_mode: Mode | None = None,
         force_how: ForceHow = "token",
         max_calls_per_turn: int = 3,
+        max_pixels: int | None = None,
         generate: GenerateConfig | None = None,
     ) -> None:
         if max_turns < 1:
@@ -127,6 +137,7 @@ class AutoToolAgent:
         self.force_mode: Mode | None = force_mode
         self.force_how: ForceHow = force_how
         self.max_calls_per_turn = max_calls_per_turn
+        self.max_pixels = max_pixels
         self.generate = generate or GenerateConfig(temperature=0.0, max_tokens=2048)
 
     def config(self) -> dict[str, Any]:
@@ -136,13 +147,21 @@ class AutoToolAgent:
             "force_mode": self.force_mode,
             "force_how": self.force_how,
             "max_calls_per_turn": self.max_calls_per_turn,
+            "max_pixels": self.max_pixels,
             "generate": self.generate.model_dump(exclude_none=True),
         }
 
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
         """Run one episode and return its trajectory (``result`` unscored)."""
         start = time.perf_counter()
-        obs, info = await env.reset(seed=seed, options={"question": question})
+        # The environment's step limit: every zoom call the turn limit allows.
+        options: dict[str, Any] = {
+            "question": question,
+            "max_steps": self.max_turns * self.max_calls_per_turn,
+        }
+        if self.max_pixels is not None:
+            options["max_pixels"] = self.max_pixels
+        obs, info = await env.reset(seed=seed, options=options)
         shown = obs.image
         shown_size = (shown.width, shown.height)
         traj = Trajectory(
@@ -217,6 +236,11 @@ class AutoToolAgent:
         traj.answer_frame_ids = [frame_of.get(id(img), -1) for img in final_call_images]
         traj.plan = {"mode": mode, "declared": declared, "forced": self.force_mode, "shown_size": shown_size}
         traj.plan["original_size"] = info.get("original_size")
+        # The <answer> text as written, for the scorer (the result's answer becomes canonical).
+        traj.plan["answer_text"] = answer
+        if answer is None:
+            # A wrong answer, not a failed episode: the model was asked and did not answer.
+            traj.log("no_answer", f"no <answer> within {self.max_turns} turn(s)", stage=Stage.AUTOTOOL)
         traj.result = traj.make_result(
             question,
             agent=self.name,
@@ -225,7 +249,6 @@ class AutoToolAgent:
             raw_answer=last_text,
             mode=mode,
             wall_time_s=time.perf_counter() - start,
-            error=None if answer is not None else "no <answer> within the turn limit",
         )
         return traj
 

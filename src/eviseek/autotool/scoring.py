@@ -11,8 +11,13 @@ import json
 import re
 from typing import Any
 
-from eviseek.answers import score_answer
+from eviseek.answers import AnswerScore, score_answer
+from eviseek.autotool.reasoning import REASONING_BENCHMARKS, score_reasoning
 from eviseek.types import AnswerContract, AnswerKind, Question
+
+SCORER = "autotool"
+"""``Question.metadata["scorer"]`` of questions scored by :func:`score_episode_answer` (the
+evaluation harness dispatches on it)."""
 
 IOU_THRESHOLD = 0.5
 MAX_ANSWER_CHARS = 1000
@@ -124,3 +129,44 @@ def check_answer(
     )
     verdict = score_answer(q, answer)
     return verdict.correct, verdict.answer
+
+
+def answer_text(plan: dict[str, Any], raw: str | None) -> str | None:
+    """The ``<answer>`` text of an AutoTool episode: the agent's record of it in the trajectory's
+    plan, else (trajectories saved before that record existed) read from the last reply."""
+    if "answer_text" in plan:
+        value = plan["answer_text"]
+        return None if value is None else str(value)
+    if raw is None:
+        return None
+    from eviseek.autotool.parser import parse_turn
+
+    return parse_turn(raw, first=False).answer
+
+
+def score_episode_answer(question: Question, text: str | None, plan: dict[str, Any]) -> AnswerScore:
+    """The verdict on one AutoTool episode's ``<answer>`` text.
+
+    Grounding questions: the box is written in the shown frame (``plan["shown_size"]``) and
+    mapped to the original pixels (``plan["original_size"]``) before the IoU with the ground
+    truth; ``score`` is the IoU and ``answer`` the mapped box. Reasoning benchmarks use their
+    answer extraction (:mod:`eviseek.autotool.reasoning`); everything else :func:`check_answer`.
+    """
+    if question.contract.kind == "bbox":
+        box = parse_box(text) if text is not None and len(text) <= MAX_ANSWER_CHARS else None
+        truth = parse_box(question.ground_truth)
+        shown, orig = plan.get("shown_size"), plan.get("original_size")
+        if box is None or truth is None or not shown or not orig:
+            return AnswerScore(answer=text, correct=False, score=0.0)
+        sx, sy = orig[0] / shown[0], orig[1] / shown[1]
+        box = [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
+        value = iou(box, truth)
+        return AnswerScore(
+            answer=json.dumps([round(v, 1) for v in box]), correct=value >= IOU_THRESHOLD, score=value
+        )
+    if question.metadata.get("benchmark") in REASONING_BENCHMARKS:
+        ok, canon = score_reasoning(text or "", question)
+    else:
+        contract = question.contract
+        ok, canon = check_answer(text, question.ground_truth, contract.kind, contract.options)
+    return AnswerScore(answer=canon if canon is not None else text, correct=ok, score=1.0 if ok else 0.0)

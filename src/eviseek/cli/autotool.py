@@ -1,12 +1,21 @@
-"""``eviseek autotool``: run a dual-mode zoom-in model on a high-resolution benchmark."""
+"""``eviseek autotool``: run a dual-mode zoom-in model on a high-resolution benchmark.
+
+``eviseek autotool eval`` is a thin alias of ``eviseek eval --agents autotool``: it turns its
+flags into the same :class:`~eviseek.eval.config.RunConfig` and runs it with the shared runner.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from eviseek.autotool.metrics import EvalSummary
+    from eviseek.eval.config import RunConfig
+    from eviseek.eval.runner import EvalOutcome
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -46,16 +55,25 @@ def eval_cmd(
     api_key_env: str | None = typer.Option(
         None, "--api-key-env", help="Name of the environment variable holding the API key"
     ),
-    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per model request"),
+    timeout: float | None = typer.Option(
+        None, "--timeout", help="Seconds per model request (the provider's; episodes time out after 600 s)"
+    ),
     image_format: str = typer.Option(
         "png", "--image-format", help="openai/ only: png (lossless) or jpeg (tens of times faster to encode)"
     ),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed episodes again"),
+    progress: bool | None = typer.Option(
+        None, "--progress/--no-progress", help="Show a progress bar (default: on in a terminal)"
+    ),
 ) -> None:
-    """Evaluate a model with AutoTool's protocol; print accuracy, tool-on share, calls, tokens, latency."""
-    from eviseek.autotool.evaluate import AutoToolEvalConfig, run_eval
-    from eviseek.cli.models import model_kwargs
-    from eviseek.errors import EviseekError
-    from eviseek.models import get_model
+    """Evaluate a model with AutoTool's protocol; print accuracy, tool-on share, calls, tokens, latency.
+
+    An alias of ``eviseek eval --agents autotool``: the same run directory, resume, lock, failure
+    handling, exit codes (1 error, 2 bad flag, 3 failed episodes) and ``eviseek report``.
+    """
+    from eviseek.cli.errors import require_folder
+    from eviseek.cli.eval import cli_errors, execute_run
+    from eviseek.eval.config import new_run_config
 
     if force_mode not in (None, "tool_on", "tool_off"):
         typer.echo(f"error: --force-mode must be tool_on or tool_off, not {force_mode!r}", err=True)
@@ -64,46 +82,74 @@ def eval_cmd(
         typer.echo(f"error: --force-how must be token or instruction, not {force_how!r}", err=True)
         raise typer.Exit(2)
     run_dir = out or Path("runs") / f"autotool-{dataset.split(':', 1)[0]}"
-    agent_config = {
+    require_folder(run_dir)
+    agent_config: dict[str, Any] = {
         "max_turns": max_turns,
         "force_mode": force_mode,
         "force_how": force_how,
         "max_pixels": max_pixels,
-        "generate": {"temperature": temperature, "max_tokens": max_tokens, "seed": seed},
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "seed": seed,
     }
-    done = {"n": 0}
-
-    def progress(result) -> None:  # type: ignore[no-untyped-def]
-        done["n"] += 1
-        mark = "error" if result.error else ("ok" if result.correct else "wrong")
-        typer.echo(f"[{done['n']}] {result.question_id}: {result.mode or '-'} {mark}", err=True)
-
-    try:
-        cfg = AutoToolEvalConfig(
-            model=model,
-            dataset=dataset,
-            limit=limit,
-            seed=seed,
-            shuffle_vstar=vstar_shuffle,
+    model_args: dict[str, Any] = {}
+    if timeout is not None:
+        model_args["timeout"] = timeout
+    if model.startswith("openai/"):
+        # The env already caps the shown image; the provider must not shrink it again, or the
+        # model's box coordinates would refer to a frame the program does not know.
+        model_args.update(max_pixels=max_pixels, image_format=image_format)
+    with cli_errors(run_dir):
+        config = new_run_config(
+            agents=["autotool"],
             agent_config=agent_config,
+            model=model,
+            model_args=model_args,
+            dataset=dataset_spec(dataset, seed=seed, vstar_shuffle=vstar_shuffle),
+            limit=limit,
             budget=max_turns,
+            seed=seed,
             concurrency=concurrency,
             base_url=base_url,
             api_key_env=api_key_env,
         )
-        kwargs = model_kwargs(model, base_url, api_key_env, timeout)
-        if model.startswith("openai/"):
-            # The env already caps the shown image; the provider must not shrink it again, or the
-            # model's box coordinates would refer to a frame the program does not know.
-            kwargs["max_pixels"] = max_pixels
-            kwargs["image_format"] = image_format
-        m = get_model(model, **kwargs)
-        summary = asyncio.run(run_eval(cfg, run_dir, m, on_episode=progress))
-    except (EviseekError, FileNotFoundError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-    typer.echo(summary.table())
-    typer.echo(f"run directory: {run_dir}")
-    typer.echo(
-        json.dumps({"accuracy": summary.overall.accuracy, "tool_on_share": summary.overall.tool_on_share})
-    )
+
+    def autotool_table(outcome: EvalOutcome) -> None:
+        summary = write_summary(outcome.run_dir, config)
+        typer.echo(summary.table())
+        typer.echo(
+            json.dumps({"accuracy": summary.overall.accuracy, "tool_on_share": summary.overall.tool_on_share})
+        )
+
+    execute_run(config, run_dir, progress=progress, retry_failed=retry_failed, after=autotool_table)
+
+
+SUMMARY_FILE = "autotool_summary.json"
+
+
+def dataset_spec(dataset: str, *, seed: int, vstar_shuffle: bool) -> str:
+    """The harness's dataset spec for ``--dataset``, ``--seed`` and ``--vstar-shuffle``: V*'s option
+    shuffle and the synthetic images take the run's seed, as this command always did."""
+    name = dataset.split(":", 1)[0].lower()
+    options = []
+    if name == "vstar" and not vstar_shuffle:
+        options.append("shuffle=off")
+    if name in ("vstar", "synthetic") and seed != 0 and "?" not in dataset:
+        options.append(f"seed={seed}")
+    if not options:
+        return dataset
+    return dataset + ("&" if "?" in dataset else "?") + "&".join(options)
+
+
+def write_summary(run_dir: Path, config: RunConfig) -> EvalSummary:
+    """Compute the run's AutoTool metrics and save them as ``RUN_DIR/autotool_summary.json``."""
+    from eviseek.autotool.metrics import summarize
+    from eviseek.eval.store import load_results
+    from eviseek.types.question_file import read_questions
+
+    questions = read_questions(run_dir)
+    wanted = {q.id for q in questions}
+    rows = [r for r in load_results(run_dir) if r.agent == "autotool" and r.question_id in wanted]
+    summary = summarize(rows, questions, model=config.model, dataset=config.dataset)
+    (run_dir / SUMMARY_FILE).write_text(summary.model_dump_json(indent=1), encoding="utf-8")
+    return summary

@@ -6,14 +6,19 @@ Re-running the same command resumes the run: finished episodes are skipped. ``ev
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from eviseek.eval.config import NAVIGATION_BUDGET, TABLETOP_BUDGET, RunConfig
+
+if TYPE_CHECKING:
+    from eviseek.eval.runner import EvalOutcome
 
 # Help texts quote RunConfig's own defaults, so they cannot drift from what a run uses.
 _DEFAULT = {name: field.default for name, field in RunConfig.model_fields.items()}
@@ -103,12 +108,8 @@ def eval_command(
 ) -> None:
     """Evaluate agents on a question set; every finished episode is committed as it ends."""
     from eviseek import __version__
-    from eviseek.cli.errors import fail, os_error, require_folder
-    from eviseek.cli.models import model_kwargs
-    from eviseek.cli.score import print_summary
-    from eviseek.errors import EviseekError
+    from eviseek.cli.errors import require_folder
     from eviseek.eval.config import load_config, new_run_config, resume_config
-    from eviseek.eval.runner import run_eval
 
     if backend is not None and backend not in ("local", "ray"):
         raise typer.BadParameter("--backend must be 'local' or 'ray'")
@@ -127,7 +128,7 @@ def eval_command(
     if ray_resource:
         execution["ray_actor_resources"] = _pairs(ray_resource, "--ray-resource")
     given = {k: v for k, v in execution.items() if v is not None}
-    try:
+    with cli_errors(out):
         if agents is None and model is None and dataset is None:
             if not (out / "run.json").exists():
                 raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")
@@ -161,13 +162,18 @@ def eval_command(
                 eviseek_version=__version__,
                 **given,
             )
-        # Same checks as `eviseek models check` (the key variable must exist); never printed.
-        model_kwargs(config.model, config.base_url, config.api_key_env, None)
-        if config.env_url:
-            from eviseek.envs.remote import token_from_env
+    execute_run(config, out, progress=progress, retry_failed=retry_failed)
 
-            token_from_env(config.env_token_env)  # a missing token is refused before the run starts
-        outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed, check_model=True)
+
+@contextlib.contextmanager
+def cli_errors(out: Path) -> Iterator[None]:
+    """Turn what a run can raise into one line on stderr and the exit code it stands for:
+    1 for an error before or during the run, 2 for a bad setting, 130 for an interruption."""
+    from eviseek.cli.errors import fail, os_error
+    from eviseek.errors import EviseekError
+
+    try:
+        yield
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -181,7 +187,35 @@ def eval_command(
             f"interrupted; finished episodes are saved in {out}. Rerun the same command to resume.", err=True
         )
         raise typer.Exit(130) from None
+
+
+def execute_run(
+    config: RunConfig,
+    out: Path,
+    *,
+    progress: bool | None,
+    retry_failed: bool,
+    after: Callable[[EvalOutcome], None] | None = None,
+) -> EvalOutcome:
+    """Run (or resume) ``config`` into ``out`` with the shared runner and print its summary;
+    exit 3 when episodes failed (``after`` prints more first). ``eviseek eval`` and its aliases
+    (``eviseek autotool eval``) end here."""
+    from eviseek.cli.errors import fail
+    from eviseek.cli.models import model_kwargs
+    from eviseek.cli.score import print_summary
+    from eviseek.eval.runner import run_eval
+
+    with cli_errors(out):
+        # Same checks as `eviseek models check` (the key variable must exist); never printed.
+        model_kwargs(config.model, config.base_url, config.api_key_env, None)
+        if config.env_url:
+            from eviseek.envs.remote import token_from_env
+
+            token_from_env(config.env_token_env)  # a missing token is refused before the run starts
+        outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed, check_model=True)
     print_summary(outcome.summary)
+    if after is not None:
+        after(outcome)
     if outcome.recovered:
         typer.echo(
             f"note: {outcome.recovered} finished episode(s) had no row in results.sqlite; their rows "
@@ -195,6 +229,7 @@ def eval_command(
     failed = sum(a.failed for a in outcome.summary.agents)
     if failed:
         fail(_failures_line(outcome.run_dir, failed, outcome.total), FAILED_EPISODES_EXIT)
+    return outcome
 
 
 FAILED_EPISODES_EXIT = 3

@@ -5,7 +5,9 @@ A spec is one of:
 * ``tabletop:dev`` / ``tabletop:test``, ``house:dev`` / ``house:test`` (or any ``name:split`` registered with
   :func:`register_dataset`): a built-in split;
 * a directory holding ``questions.jsonl`` (a generated set, or a run directory);
-* a ``.jsonl`` file with one :class:`~eviseek.types.Question` record per line.
+* a ``.jsonl`` file with one :class:`~eviseek.types.Question` record per line;
+* AutoTool's benchmarks, ``vstar:PATH``, ``hrbench4k:PATH``, ``refcoco:PATH``, ``mathvista:PATH``,
+  ``synthetic:N``... (see :mod:`eviseek.autotool.benchmark_specs`).
 
 Image paths inside question records are relative to the file's directory; they are made
 absolute on load so the questions work from anywhere. Question files are read, written and
@@ -87,6 +89,24 @@ def _esibench(spec: str) -> list[Question]:
 
 
 register_dataset("esibench", _esibench)
+
+
+def _autotool_loader(name: str) -> SplitLoader:
+    def load(arg: str) -> list[Question]:
+        from eviseek.autotool.benchmark_specs import load_autotool_benchmark
+
+        return load_autotool_benchmark(name, arg)
+
+    return load
+
+
+# AutoTool's benchmarks (vstar:PATH, hrbench4k:PATH, refcoco:PATH, mathvista:PATH, synthetic:N...),
+# hosted by eviseek/ImageZoom-v0; names listed here so that the registry stays import-light.
+for _name in (
+    *("vstar", "hrbench", "hrbench4k", "hrbench8k", "pope", "refcoco", "refcoco+", "refcocog", "grounding"),
+    *("mathvista", "mathverse", "mathvision", "wemath", "dynamath", "logicvista", "synthetic"),
+):
+    register_dataset(_name, _autotool_loader(_name))
 
 
 def load_dataset(spec: str) -> list[Question]:

@@ -78,3 +78,30 @@ def support_stacked_bars(rows: dict[str, dict[str, float]], title: str = "") -> 
         ax.set_title(title)
     ax.legend(ncol=4, fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.25))
     return _png(fig)
+
+
+MODE_COLORS = {"tool_on": "#1f77b4", "tool_off": "#ff7f0e"}
+
+
+def mode_share_bars(bars: dict[str, tuple[float, float]], title: str = "") -> bytes:
+    """AutoTool's Figure 3: per benchmark, one bar split into tool-on and tool-off (% of episodes)."""
+    labels = list(bars)
+    fig = _figure(max(5.0, 0.9 * len(labels) + 2.0), 4.0)
+    ax = fig.add_subplot(1, 1, 1)
+    bottom = [0.0] * len(labels)
+    for k, (mode, colour) in enumerate(MODE_COLORS.items()):
+        heights = [bars[label][k] for label in labels]
+        ax.bar(range(len(labels)), heights, bottom=bottom, color=colour, label=mode, width=0.6)
+        for i, h in enumerate(heights):
+            if h >= 8.0:
+                ax.text(i, bottom[i] + h / 2, f"{h:.0f}", ha="center", va="center", fontsize=8, color="white")
+        bottom = [a + b for a, b in zip(bottom, heights, strict=True)]
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("Share of episodes (%)")
+    ax.set_ylim(0, 100)
+    ax.grid(axis="y", alpha=0.3)
+    if title:
+        ax.set_title(title, pad=28)
+    ax.legend(fontsize=8, frameon=False, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    return _png(fig)

@@ -7,7 +7,8 @@ run):
     report.md      the same tables in Markdown (figures as PNG files under figures/)
     results.csv    one row per (system, question), missing episodes included
     summary.json   every number in the tables (a :class:`ReportData`)
-    figures/       accuracy_by_family.png, support_decomposition.png
+    figures/       accuracy_by_family.png, support_decomposition.png (autotool_mode_frequency.png
+                   for runs of the autotool agent)
     episodes/      one page per episode via ``eviseek.viewer.write_episode_page`` when available
 
 Several run directories (e.g. the same agents under two models) are compared side by side:
@@ -29,6 +30,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from eviseek.eval.autotool_report import FIGURE as AUTOTOOL_FIGURE
+from eviseek.eval.autotool_report import TABLES as AUTOTOOL_TABLES
+from eviseek.eval.autotool_report import (
+    AutoToolSection,
+    autotool_sections,
+    autotool_tables,
+    mode_frequency_figure,
+)
 from eviseek.eval.express import ExpressRow, express_rows, express_table
 from eviseek.eval.families import choose_family
 from eviseek.eval.metrics import (
@@ -121,6 +130,8 @@ class ReportData(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     express: list[ExpressRow] = Field(default_factory=list)
     """EXPRESS-Bench's C, C*, E_path and d_T per system (runs with navigation questions only)."""
+    autotool: list[AutoToolSection] = Field(default_factory=list)
+    """Mode frequency, cost per mode and benchmark metrics per AutoTool system (if any)."""
 
 
 @dataclass
@@ -186,6 +197,7 @@ def compute_report(
             for r in runs
             for row in express_rows(r.path)
         ],
+        autotool=autotool_sections(runs, systems),
     )
     return data, systems
 
@@ -214,6 +226,7 @@ def build_tables(data: ReportData, systems: Sequence[SystemResults]) -> dict[str
     }
     if data.express:
         tables["express"] = express_table(data.express)
+    tables.update(autotool_tables(data.autotool))
     overall = next(r for r in data.support if r.level == "overall")
     if any(p.available for p in overall.parts.values()):
         tables["support-subcategory"] = support_subcategory_table(data.support, systems)
@@ -247,6 +260,9 @@ def _figures(data: ReportData, systems: Sequence[SystemResults]) -> dict[str, by
             parts[name] = {"C": d.C or 0.0, "GW": d.GW or 0.0, "P": d.P or 0.0, "N": d.N or 0.0}
     if parts:
         figs["support_decomposition"] = support_stacked_bars(parts)
+    modes = mode_frequency_figure(data.autotool)
+    if modes is not None:
+        figs[AUTOTOOL_FIGURE] = modes
     return figs
 
 
@@ -398,6 +414,10 @@ def _markdown(data: ReportData, tables: dict[str, Table], figures: dict[str, str
     order = [
         ("Task accuracy", ["accuracy-family", "fig:accuracy_by_family", "accuracy-subcategory"]),
         ("EXPRESS-Bench", ["express"]),
+        (
+            "AutoTool modes",
+            ["autotool-modes", f"fig:{AUTOTOOL_FIGURE}", "autotool-efficiency", "autotool-benchmarks"],
+        ),
         ("Visual support", ["support-decomposition", "fig:support_decomposition", "support-subcategory"]),
         ("Resource use", ["resources", "step-cost"]),
         ("Paired comparisons", ["paired"]),
@@ -406,6 +426,8 @@ def _markdown(data: ReportData, tables: dict[str, Table], figures: dict[str, str
     for heading, keys in order:
         if heading == "EXPRESS-Bench" and "express" not in tables:
             continue  # a run without navigation questions
+        if heading == "AutoTool modes" and "autotool-modes" not in tables:
+            continue  # no system ran the autotool agent
         lines += [f"## {heading}", ""]
         for key in keys:
             if key.startswith("fig:"):
@@ -440,7 +462,8 @@ def _html(
         undefined=jinja2.StrictUndefined,
     )
     rendered = {k: t.html() for k, t in tables.items()}
-    for key in ("support-subcategory", "paired", "express"):
+    optional = ("support-subcategory", "paired", "express", *AUTOTOOL_TABLES)
+    for key in optional:
         rendered.setdefault(key, "")
     b64 = {k: base64.b64encode(v).decode("ascii") for k, v in figures.items()}
     return env.get_template("report.html.j2").render(
@@ -453,6 +476,7 @@ def _html(
         figures={
             "accuracy": b64.get("accuracy_by_family", ""),
             "support": b64.get("support_decomposition", ""),
+            "modes": b64.get(AUTOTOOL_FIGURE, ""),
         },
         systems=[s.label for s in systems],
         episode_rows=episode_rows,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from eviseek.answers import score_answer
+from eviseek.answers import AnswerScore, score_answer
 from eviseek.errors import ConfigError
 from eviseek.types import EpisodeResult, Question, Trajectory
 
@@ -32,7 +32,7 @@ def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResul
     base = trajectory.result or EpisodeResult(question_id=question.id, agent=trajectory.agent)
     raw = base.raw_answer if base.raw_answer is not None else base.answer
     if base.error is None:
-        verdict = score_answer(question, raw)
+        verdict = _verdict(trajectory, question, raw)
         answer, correct, score = verdict.answer, verdict.correct, verdict.score
     else:
         answer, correct, score = None, False, 0.0
@@ -51,6 +51,16 @@ def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResul
         wall_time_s=base.wall_time_s,
         error=base.error,
     )
+
+
+def _verdict(trajectory: Trajectory, question: Question, raw: str | None) -> AnswerScore:
+    """The answer contract's verdict, or the AutoTool benchmarks' own rules (grounding boxes
+    mapped from the shown frame, reasoning answer extraction) for questions that name them."""
+    if question.metadata.get("scorer") == "autotool":
+        from eviseek.autotool.scoring import answer_text, score_episode_answer
+
+        return score_episode_answer(question, answer_text(trajectory.plan, raw), trajectory.plan)
+    return score_answer(question, raw)
 
 
 # --------------------------------------------------------------------------------------------

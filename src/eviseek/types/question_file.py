@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -93,16 +93,23 @@ def _portable(question: Question, image_dir: str) -> Question:
         return question  # nothing to rewrite
     copy = question.model_copy(deep=True)
     for src, dst in zip(question_images(question), question_images(copy), strict=True):
-        if src.loaded or src.path is not None:
-            # array() loads from the absolute path when needed; the file name is the content hash.
+        if src.loaded:
             dst._pixels = src.array()
-            dst.path = f"{image_dir}/{dst.digest()[:20]}.png"
+        elif src.path is not None:
+            # Loaded into the copy only, so the caller's path-backed questions stay light (a
+            # benchmark of 8K images is never all in memory); the file name is the content hash.
+            dst.array()
+        else:
+            continue
+        dst.path = f"{image_dir}/{dst.digest()[:20]}.png"
     return copy
 
 
-def _lines(questions: Sequence[Question], image_dir: str | None) -> list[tuple[Question, str]]:
-    records = [q if image_dir is None else _portable(q, image_dir) for q in questions]
-    return [(r, r.model_dump_json() + "\n") for r in records]
+def _lines(questions: Sequence[Question], image_dir: str | None) -> Iterator[tuple[Question, str]]:
+    # One record at a time: a record's pixels are dropped once its line is written.
+    for q in questions:
+        record = q if image_dir is None else _portable(q, image_dir)
+        yield record, record.model_dump_json() + "\n"
 
 
 def write_questions(

@@ -13,6 +13,10 @@ Actions:
 * ``answer(text="...")`` - ends the episode (``terminated``).
 
 Each zoom costs one step; after ``max_steps`` zooms the episode is ``truncated``.
+
+``reset`` options ``max_pixels`` and ``max_steps`` override the constructor's for that episode
+(an evaluation builds environments by id only, so an agent states its own cap and step limit
+there); with ``max_pixels`` the returned crops are capped at the same area.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ class ImageZoomEnv:
         self.max_pixels = max_pixels
         self.max_steps = max_steps
         self.zoom_settings = zoom_settings or ZoomSettings()
+        # The constructor's settings, restored at each reset that does not override them.
+        self._defaults = (max_pixels, max_steps, self.zoom_settings)
         self.question: Question | None = None
         self.original: Image | None = None
         self.shown: Image | None = None
@@ -65,8 +71,13 @@ class ImageZoomEnv:
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
-        """Start an episode on ``options["question"]``, whose ``initial_image`` is the original."""
+        """Start an episode on ``options["question"]``, whose ``initial_image`` is the original.
+
+        ``options["max_pixels"]`` / ``options["max_steps"]`` override the constructor's settings
+        for this episode only.
+        """
         question = question_from_options(options)
+        self._apply_overrides(options or {})
         if question is None:
             raise EnvError("ImageZoomEnv.reset needs options={'question': Question}")
         if question.initial_image is None:
@@ -88,6 +99,19 @@ class ImageZoomEnv:
         self.done = False
         meta = {"shown_size": [sw, sh], "original_size": [w, h]}
         return Observation(image=self.shown, frame_id=0, metadata=meta), dict(meta)
+
+    def _apply_overrides(self, options: dict[str, Any]) -> None:
+        max_pixels, max_steps, settings = self._defaults
+        if options.get("max_pixels") is not None:
+            max_pixels = int(options["max_pixels"])
+            if max_pixels < 28 * 28:
+                raise EnvError(f"max_pixels={max_pixels} is too small to show an image; use at least 784")
+            settings = settings.model_copy(update={"max_output_pixels": max_pixels})
+        if options.get("max_steps") is not None:
+            max_steps = int(options["max_steps"])
+            if max_steps < 0:
+                raise EnvError("max_steps must be non-negative")
+        self.max_pixels, self.max_steps, self.zoom_settings = max_pixels, max_steps, settings
 
     def legal_actions(self) -> list[ActionSpec]:
         """The zoom tool and the answer action."""

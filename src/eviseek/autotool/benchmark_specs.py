@@ -1,0 +1,73 @@
+"""AutoTool's benchmarks as dataset specs of the evaluation harness (``eviseek eval --dataset``).
+
+``NAME:PATH[?OPTIONS]`` with NAME one of :data:`~eviseek.autotool.datasets.KINDS` (``vstar``,
+``hrbench4k``, ``hrbench8k``, ``pope``, ``refcoco``/``refcoco+``/``refcocog``, the six reasoning
+benchmarks) and ``synthetic:N[:WIDTH]``. OPTIONS, joined by ``&``:
+
+* ``shuffle=on|off`` (V* only, default on): shuffle the options, since the source lists the
+  correct one first; ``off`` keeps the source order, as DeepEyes' evaluation shows them;
+* ``seed=N`` (V* and synthetic, default 0): the seed of that shuffle / of the generated images.
+
+Every question is hosted by ``eviseek/ImageZoom-v0`` and scored by the AutoTool rules
+(:func:`eviseek.autotool.scoring.score_episode_answer`); ``metadata["autotool_kind"]`` names the
+benchmark's kind, which picks its headline metrics (:mod:`eviseek.autotool.metrics`).
+
+Images embedded in the files (parquet bytes, base64 in TSVs) are written once, named by content
+hash, under ``$EVISEEK_CACHE_DIR/autotool_images`` (default ``~/.cache/eviseek``); the run
+directory then keeps its own copies like any run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from eviseek.autotool.datasets import KINDS, DatasetKind, load_benchmark
+from eviseek.autotool.scoring import SCORER
+from eviseek.errors import ConfigError
+from eviseek.types import Question
+
+ENV_ID = "eviseek/ImageZoom-v0"
+KIND_KEY = "autotool_kind"
+"""``Question.metadata`` key naming the benchmark kind (``vstar``, ``hrbench``, ``pope``...)."""
+
+
+def image_cache_dir() -> Path:
+    """Where benchmark images embedded in dataset files are written."""
+    root = os.environ.get("EVISEEK_CACHE_DIR") or str(Path.home() / ".cache" / "eviseek")
+    return Path(root).expanduser() / "autotool_images"
+
+
+def parse_options(name: str, arg: str) -> tuple[str, int, bool]:
+    """``PATH?seed=3&shuffle=off`` into ``(PATH, seed, shuffle)``."""
+    path, _, query = arg.partition("?")
+    seed, shuffle = 0, True
+    for part in filter(None, query.split("&")):
+        key, _, value = part.partition("=")
+        if key == "seed" and value.lstrip("-").isdigit() and name in ("vstar", "synthetic"):
+            seed = int(value)
+        elif key == "shuffle" and value in ("on", "off", "1", "0", "true", "false") and name == "vstar":
+            shuffle = value in ("on", "1", "true")
+        else:
+            raise ConfigError(
+                f"{name} option {part!r} not understood; V* takes shuffle=on|off and seed=N, "
+                "synthetic takes seed=N, e.g. vstar:PATH?shuffle=off"
+            )
+    return path, seed, shuffle
+
+
+def load_autotool_benchmark(name: str, arg: str) -> list[Question]:
+    """The questions of ``NAME:ARG`` (see the module docstring), ready for ``eval.runner``."""
+    path, seed, shuffle = parse_options(name, arg)
+    if not path:
+        raise ConfigError(f"dataset {name}: give a path after the colon, e.g. {name}:/data/{name}")
+    kind: DatasetKind
+    kind, questions = load_benchmark(f"{name}:{path}", image_cache_dir(), seed=seed, shuffle_vstar=shuffle)
+    for q in questions:
+        q.env_id = ENV_ID
+        q.metadata = {**q.metadata, "scorer": SCORER, KIND_KEY: kind}
+    return questions
+
+
+BENCHMARK_NAMES: tuple[str, ...] = tuple(KINDS)
+"""The dataset names this module serves."""
