@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from eviseek.errors import ConfigError, ScriptExhaustedError
 from eviseek.types import ChatMessage, Completion, GenerateConfig, Usage, count_images
+from eviseek.types.jsonl import read_jsonl
 
 ReplyFn = Callable[[Sequence[ChatMessage], GenerateConfig], str]
 
@@ -60,13 +60,7 @@ class ScriptedModel:
     def read_jsonl(path: str | Path) -> list[str]:
         """Read replies from JSONL: each line a JSON string or an object with a ``text`` field."""
         out: list[str] = []
-        for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+        for lineno, value in read_jsonl(path):
             if isinstance(value, dict) and "text" in value:
                 out.append(str(value["text"]))
             elif isinstance(value, str):

@@ -14,7 +14,6 @@ It sits in ``types`` (with :meth:`Trajectory.save`) so that every layer may use 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from pydantic import ValidationError
 
 from eviseek.errors import ConfigError
 from eviseek.types.image import Image
+from eviseek.types.jsonl import read_jsonl
 from eviseek.types.question import Question
 
 QUESTIONS_FILE = "questions.jsonl"
@@ -61,24 +61,17 @@ def read_questions(path: str | Path, *, missing_hint: str = MISSING_HINT) -> lis
         raise ConfigError(f"no question file at {file}{hint}")
     base = file.resolve().parent
     out: list[Question] = []
-    with open(file, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                q = Question.model_validate(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{file}:{lineno}: not valid JSON ({exc.msg})") from exc
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or "record"
-                raise ConfigError(
-                    f"{file}:{lineno}: not a Question record ({where}: {first['msg']})"
-                ) from exc
-            for img in question_images(q):
-                if img.path is not None and not os.path.isabs(img.path):
-                    img.path = str(base / img.path)
-            out.append(q)
+    for lineno, record in read_jsonl(file):
+        try:
+            q = Question.model_validate(record)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "record"
+            raise ConfigError(f"{file}:{lineno}: not a Question record ({where}: {first['msg']})") from exc
+        for img in question_images(q):
+            if img.path is not None and not os.path.isabs(img.path):
+                img.path = str(base / img.path)
+        out.append(q)
     return out
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from eviseek.errors import ConfigError
+from eviseek.types.jsonl import read_jsonl
 
 ROW_FIELDS = (
     "id",
@@ -136,15 +137,8 @@ def iter_records(path: str | Path) -> Iterator[ESIRecord]:
 
 
 def _rows(file: Path) -> Iterator[ESIRecord]:
-    with open(file, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{file}:{lineno}: not valid JSON ({exc.msg})") from exc
-            yield _record(data, f"{file}:{lineno}", file.parent, "")
+    for lineno, data in read_jsonl(file):
+        yield _record(data, f"{file}:{lineno}", file.parent, "")
 
 
 def _record(data: Any, source: str, folder: Path, stem: str) -> ESIRecord:
