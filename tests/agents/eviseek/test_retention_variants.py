@@ -135,6 +135,13 @@ def test_look_up_is_offered_only_when_switched_on_and_pitch_up_is_legal() -> Non
     assert [a.name for a in compiled.actions] == ["move_backward"] * 2 + ["turn_up"] * 3
     compiled, _ = lib.compile("LOOK_UP", {"back": 9}, remaining=30)
     assert compiled is not None and compiled.notes == ["back 9 clamped to 4"]
+    # Coming down first (for a side view after a high start), when moving down is legal.
+    compiled, _ = lib.compile("LOOK_UP", {"degrees": 45, "back": 2, "down": 2}, remaining=30)
+    assert compiled is not None
+    assert [a.name for a in compiled.actions] == ["move_down"] * 2 + ["move_backward"] * 2 + ["turn_up"] * 3
+    no_down = [s for s in legal if s.name != "move_down"]
+    spec = next(s for s in IntentLibrary(no_down, look_up=True).offered() if s.name == "LOOK_UP")
+    assert "down" not in [p.name for p in spec.params]
     no_pitch = [s for s in legal if s.name != "turn_up"]
     assert "LOOK_UP" not in IntentLibrary(no_pitch, look_up=True).names()
 

@@ -247,12 +247,19 @@ class IntentLibrary:
             ]
             if back:
                 params.append(IntentParam(name="back", minimum=0, maximum=4, default=0))
+            # Lowering first matters after RISE_TOPDOWN or a high start: tilting up from there
+            # still looks down on boxes, so their heights never show (Category Ambiguity).
+            down = self.has("move_down")
+            if down:
+                params.append(IntentParam(name="down", minimum=0, maximum=4, default=0))
             specs.append(
                 IntentSpec(
                     name="LOOK_UP",
-                    description="tilt the camera up (backing away first if asked) to see from the side "
-                    "what was seen from above",
-                    compiles_to=("[k x move_backward] + " if back else "") + "n x turn_up",
+                    description="tilt the camera up (coming down and backing away first if asked) to "
+                    "see from the side what was seen from above",
+                    compiles_to=("[j x move_down] + " if down else "")
+                    + ("[k x move_backward] + " if back else "")
+                    + "n x turn_up",
                     params=params,
                 )
             )
@@ -491,5 +498,10 @@ class IntentLibrary:
         back = (
             self._count(args, ("back", "steps"), 0, 4, 0, notes, "back") if self.has("move_backward") else 0
         )
+        down = self._count(args, ("down",), 0, 4, 0, notes, "down") if self.has("move_down") else 0
         n = self._turns_for(args, min(self.max_tilts, 3), notes, hi=self.max_tilts, step=self.tilt)
-        return [*([Action(name="move_backward")] * back), *([Action(name="turn_up")] * n)], None
+        return [
+            *([Action(name="move_down")] * down),
+            *([Action(name="move_backward")] * back),
+            *([Action(name="turn_up")] * n),
+        ], None

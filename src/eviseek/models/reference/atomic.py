@@ -59,8 +59,13 @@ def next_atomic(
         return _tilted_atomic(view, replay, legal, first_view_steep)
     if routine == "side":
         return _side_atomic(replay, legal)
-    if routine == "still":
+    if routine in ("still", "first"):
         return None, "the question is about the first view, which is in hand"
+    if routine == "turn_round":
+        k = len(replay.actions)
+        if k < len(TURN_ROUND_PLAN) and TURN_ROUND_PLAN[k] in legal:
+            return TURN_ROUND_PLAN[k], "turn round in place and sweep across what the mirror showed"
+        return None, "the objects have been seen directly"
     if routine in ("drape", "jar"):
         route = DRAPE_PLAN if routine == "drape" else JAR_PLAN
         k = len(replay.actions)
@@ -166,3 +171,10 @@ def _tilted_atomic(
     if k < len(plan) and plan[k] in legal:
         return plan[k], "see the object from a clearly different elevation"
     return None, "the object has been seen from a second elevation"
+
+
+TURN_ROUND_PLAN = ("turn_left",) * 9 + ("turn_down",) * 2 + ("turn_left",) * 6
+"""Turn 135 degrees in place, tilt down 30 more, then sweep on to 225 degrees: objects standing
+behind the camera, up to about 70 degrees to either side of straight back, each show whole in one
+of the sweep's views (ours, checked on tuning-seed renders). The camera never leaves its spot, so
+distances from it are distances from the start."""

@@ -70,7 +70,17 @@ def seek_intent(
             return Intent("DONE", reasoning="the test has been run and its outcome read")
         name, args, why = step
         return Intent(name, args, reasoning=why)
+    if routine == "side" and _has_param(specs or [], "LOOK_UP", "down"):
+        if tried == 0:
+            # The same side view as Single-model's SIDE_PLAN: 0.5 m down, 0.5 m back, 45 degrees up.
+            return Intent(
+                "LOOK_UP",
+                {"degrees": 45, "back": 2, "down": 2},
+                reasoning="come down, back away and tilt up so the boxes show their sides and heights",
+            )
+        return Intent("DONE", reasoning="the boxes have been seen from the side")
     if routine in ("overhead", "side"):
+        # Without a way down to a side view, the count from above is the best there is.
         return _overhead_intent(task, view, pose, offered, tried)
     if routine == "drape":
         return drape_intent(offered, tried)
@@ -81,6 +91,10 @@ def seek_intent(
                 "FACE", {"direction": "left", "degrees": 15}, reasoning="a glance just aside to keep the view"
             )
         return Intent("DONE", reasoning="the question is about the first view, which is in hand")
+    if routine == "first":
+        return Intent("DONE", reasoning="the question is about the first view exactly as it was")
+    if routine == "turn_round":
+        return _turn_round_intent(offered, tried)
     if routine == "jar":
         if tried == 0 and "RISE_TOPDOWN" in offered:
             return Intent("RISE_TOPDOWN", {"rise": 3, "degrees": 90}, reasoning="rise and look straight down")
@@ -94,6 +108,15 @@ def seek_intent(
     if tried == 0 and "SWEEP" in offered:
         return Intent("SWEEP", {"direction": "left", "turns": 3}, reasoning="scan the scene once")
     return Intent("DONE", reasoning="the scan is done")
+
+
+def _has_param(specs: list[dict[str, Any]], intent: str, param: str) -> bool:
+    """Whether the offered ``intent`` takes ``param`` (LOOK_UP takes ``down`` only where the
+    environment can lower the camera)."""
+    for spec in specs:
+        if spec.get("name") == intent:
+            return any(isinstance(p, dict) and p.get("name") == param for p in spec.get("params") or [])
+    return False
 
 
 def _overhead_intent(task: Task, view: View, pose: PoseEstimate, offered: list[str], tried: int) -> Intent:
@@ -219,3 +242,17 @@ def drape_intent(offered: list[str], tried: int) -> Intent:
             reasoning="rise a little and look straight down on the cloth",
         )
     return Intent("DONE", reasoning="the cloth has been seen from above")
+
+
+def _turn_round_intent(offered: list[str], tried: int) -> Intent:
+    """The turn-round routine as intents: the same spot, facing back, tilted down, swept across."""
+    if tried == 0 and "FACE" in offered:
+        return Intent(
+            "FACE", {"direction": "left", "degrees": 135}, reasoning="turn round to what the mirror showed"
+        )
+    if tried == 1 and "RISE_TOPDOWN" in offered:
+        # Rising keeps the spot on the table, so distances along the table still count from it.
+        return Intent("RISE_TOPDOWN", {"rise": 1, "degrees": 30}, reasoning="look down at the objects")
+    if tried == 2 and "FACE" in offered:
+        return Intent("FACE", {"direction": "left", "degrees": 90}, reasoning="sweep across the objects")
+    return Intent("DONE", reasoning="the objects have been seen directly")

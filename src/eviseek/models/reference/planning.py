@@ -7,7 +7,7 @@ from typing import Any
 
 from eviseek.models.reference.policy import ROUTINE_LABELS, routine_for
 from eviseek.models.reference.request import Request
-from eviseek.models.reference.task import Task
+from eviseek.models.reference.task import HEIGHTS_SHOW, Task
 
 
 def names_of(task: Task) -> str:
@@ -33,6 +33,9 @@ def demand_texts(task: Task) -> list[str]:
         return [f"{who.capitalize()} seen together from straight above, at the same distance from the camera"]
     if task.kind == "contact":
         return [f"The place where {who} meet or part, seen from above across the line joining them"]
+    if task.kind == "count" and task.tall_lookalikes:
+        what = task.objects[0].name.replace("_", " ")
+        return [f"Each {what} and each look-alike block seen from the side, {HEIGHTS_SHOW}"]
     if task.kind == "count":
         what = task.objects[0].name.replace("_", " ") + "s" if task.objects else "objects"
         return [f"Every {what[:-1]} on the table, including any standing behind the boards, seen once"]
@@ -48,6 +51,12 @@ def demand_texts(task: Task) -> list[str]:
         return [f"Which rooms {who} stand in and where the doorways between rooms are, seen from above"]
     if task.kind == "in_mirror":
         return [f"How large {who} shows in the first view: near and seen directly, or far in the mirror"]
+    if task.kind == "reflected":
+        return [f"Where the reflection of {who} shows in the mirror, against the three in the first view"]
+    if task.kind == "mirror_closer":
+        return [f"{who.capitalize()} themselves, seen directly from where I stand, to judge their distances"]
+    if task.kind == "path_count":
+        return [f"The robot's places in the reference images and now, and where {who} stand, from one pose"]
     if task.kind == "in_jar":
         return [f"Whether {who} stands within the jar's walls, seen from above where glass cannot mislead"]
     if task.kind == "covered":
@@ -83,12 +92,16 @@ def goal_texts(task: Task) -> list[str]:
         return [f"{label}: try it with {who} and read the reported outcome"]
     if routine == "still":
         return [f"{label}: how large {who} shows in the first view"]
+    if routine == "first":
+        return [f"{label}: the first view, unchanged, with {who}"]
+    if routine == "turn_round":
+        return [f"{label}: {who} seen directly, turning in place"]
     if routine == "jar":
         return [f"{label}: the jar's footprint and {who} from straight above"]
     if routine == "drape":
         return [f"{label}: the whole cloth from straight above, its flat top or peak clear"]
     if routine == "side":
-        return [f"{label}: each box of the named colour from the side, where heights show"]
+        return [f"{label}: each box of the named colour from the side, {HEIGHTS_SHOW}"]
     return [f"{label}: scan the scene once"]
 
 

@@ -13,14 +13,20 @@ A routine is a short recipe for an informative view, chosen by the kind of quest
 * ``test``: run the physical test the question is about (drop the object into the bin, pour,
   set it on the slope, build the tower) and read the outcome the environment reports.
 * ``side``: come down and back from a straight-down start and tilt up to 45 degrees, so boxes
-  show their sides (cubes against look-alike taller blocks). EviSeek's intents cannot lower the
-  camera or tilt it up, so for EviSeek this routine is the overhead one.
+  show their sides (cubes against look-alike taller blocks). EviSeek does it in one LOOK_UP with
+  ``down``; where LOOK_UP is not offered or cannot lower the camera, the routine is the overhead
+  one.
 * ``drape``: from the oblique start, move ahead over the cloth, rise and look straight down, where
   the cloth's flat top (or its lack) shows what it hides.
 * ``jar``: from the low start facing the glass jar, rise, move over the jar and look straight
   down, where an object inside shows within the jar's footprint and one behind it outside.
 * ``still``: no move at all, for questions about the first view itself (is this object seen in
   the mirror?); moving would only lose the view the question means.
+* ``first``: no move at all, not even a glance: the answer rests on the first view exactly as it
+  was (with the reference images taken from the same pose), which EviSeek's answerer gets as
+  context when nothing else was kept.
+* ``turn_round``: turn in place to face the objects a mirror showed behind the camera, tilt down
+  and sweep across them, so that each is seen directly while the camera stays where it stood.
 * ``look``: a short scan, for questions the policy cannot measure.
 
 Each routine decides from the current picture and the agent's own dead-reckoned pose (which the
@@ -61,6 +67,8 @@ ROUTINE_LABELS: dict[str, str] = {
     "drape": "Cloth from above",
     "jar": "Jar from above",
     "still": "First view",
+    "first": "As first seen",
+    "turn_round": "Objects behind me",
     "look": "Look around",
 }
 """Plan goals start with these labels, so the seeking stage knows which routine a goal asks for."""
@@ -80,6 +88,10 @@ def routine_for(task: Task) -> str:
         return "jar"
     if task.kind == "in_mirror":
         return "still"
+    if task.kind in ("reflected", "path_count"):
+        return "first"
+    if task.kind == "mirror_closer":
+        return "turn_round"
     if task.kind in TEST_KINDS:
         return "test"
     if task.kind == "unknown":

@@ -34,6 +34,7 @@ class Request:
             question = found[-1].strip() if found else self.text[-300:]
         advice = re.findall(r"^Advice for this task:\s*(.+)$", self.text, re.M)
         self.task: Task = read_task(question, self.meta, advice[-1] if advice else "")
+        self.task.notes = _own_notes(self.meta)
         self._views: list[View] | None = None
 
     @property
@@ -73,3 +74,19 @@ class Request:
     def current(self) -> View | None:
         """The last attached image (agents attach the current view last)."""
         return self.views[-1] if self.views else None
+
+
+def _own_notes(meta: dict[str, Any]) -> str:
+    """The demands, subtask goal and memory lines a request repeats, as one text."""
+    parts: list[str] = []
+    for d in meta.get("demands") or []:
+        if isinstance(d, dict):
+            parts.append(str(d.get("text", "")))
+    subtask = meta.get("subtask")
+    if isinstance(subtask, dict):
+        parts.append(str(subtask.get("goal", "")))
+    for key in ("memory", "working_memory"):
+        lines = meta.get(key)
+        if isinstance(lines, list):
+            parts.extend(str(x) for x in lines)
+    return "\n".join(parts)

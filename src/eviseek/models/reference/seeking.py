@@ -94,7 +94,7 @@ def _judge_views(req: Request, candidates: list[View], tested: bool) -> dict[str
     if scores[best] < threshold:
         return {"keep": False, "frames": [], "note": "these views do not show what the question needs"}
     frames = [best + 1]
-    if req.task.kind in ("count", "order", "moved"):
+    if req.task.kind in ("count", "order", "moved", "mirror_closer"):
         # Views of a spread-out or piled scene complement each other: keep every good one.
         frames = [i + 1 for i, q in enumerate(scores) if q >= threshold]
     verdict = solve(req.task, [candidates[best]], text=req.text)

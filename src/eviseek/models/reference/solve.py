@@ -30,7 +30,9 @@ from eviseek.models.reference.looks import (
     solve_order,
     solve_shape,
 )
+from eviseek.models.reference.mirrors import solve_mirror_closer, solve_reflected
 from eviseek.models.reference.outcomes import solve_fit, solve_overflow, solve_slide, solve_stack
+from eviseek.models.reference.path import solve_path_count
 from eviseek.models.reference.task import Task
 from eviseek.models.reference.verdict import Verdict, default_answer, nearest_option
 from eviseek.models.reference.vision import View
@@ -50,6 +52,8 @@ def solve(task: Task, views: list[View], *, text: str = "", references: list[boo
         verdict = _TEXT_SOLVERS[task.kind](task, text)
     elif task.kind == "moved":
         verdict = solve_moved(task, views, refs)
+    elif task.kind == "path_count":
+        verdict = solve_path_count(task, views, refs)
     else:
         solver = solve_count_side if task.tall_lookalikes else _SOLVERS.get(task.kind, _solve_unknown)
         verdict = solver(task, live)
@@ -88,4 +92,6 @@ _SOLVERS = {
     "covered": solve_covered,
     "in_jar": solve_in_jar,
     "in_mirror": solve_in_mirror,
+    "reflected": solve_reflected,
+    "mirror_closer": solve_mirror_closer,
 }

@@ -34,8 +34,16 @@ TaskKind = Literal[
     "covered",
     "in_jar",
     "in_mirror",
+    "reflected",
+    "mirror_closer",
+    "path_count",
     "unknown",
 ]
+
+HEIGHTS_SHOW = "where heights show"
+"""The phrase the policy's demands, plan goals and view notes use for a side view of boxes; a later
+stage that reads it (with no advice text of its own) knows the count is of cubes among taller
+look-alikes."""
 
 TEST_KINDS: tuple[str, ...] = ("fit", "overflow", "slide", "stack")
 """Kinds settled by a physical test whose outcome the environment reports in words."""
@@ -123,6 +131,9 @@ class Task(BaseModel):
     (``closer``) rather than the larger / farther one."""
     guidance: str = ""
     """The task's advice text, when the request carries it (metadata or the prompt's advice line)."""
+    notes: str = ""
+    """What the policy's own earlier stages wrote that this request repeats (demands, the subtask
+    goal, working memory): the keeper and the answerer get no advice text, only these."""
 
     @property
     def light_changed(self) -> bool:
@@ -137,7 +148,8 @@ class Task(BaseModel):
         so only a view from the side tells them apart (Category Ambiguity)."""
         low = self.guidance.lower()
         named_cubes = bool(self.objects) and self.objects[0].noun == "cube"
-        return self.kind == "count" and named_cubes and "tall" in low and "side" in low
+        warned = ("tall" in low and "side" in low) or HEIGHTS_SHOW in self.notes.lower()
+        return self.kind == "count" and named_cubes and warned
 
     @property
     def colors(self) -> list[str]:
@@ -199,7 +211,15 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
     kind: TaskKind = "unknown"
     prefer_smaller = False
     reference: ObjectRef | None = None
-    if answer_kind == "integer" or low.startswith("how many") or " how many " in low:
+    if "robot" in low and "pass" in low:
+        # "How many X did the robot pass?": a count along a path seen in the reference images.
+        kind = "path_count"
+    elif "reflected in the mirror" in low and "which of the" in low:
+        kind = "reflected"
+    elif "in the mirror" in low and ("closer" in low or "farther" in low):
+        kind = "mirror_closer"
+        prefer_smaller = "closer" in low
+    elif answer_kind == "integer" or low.startswith("how many") or " how many " in low:
         kind = "count"
         # "How many red cubes ..." names its kind in the plural; mentions() already maps it.
     elif "through the mirror" in low:

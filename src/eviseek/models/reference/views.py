@@ -6,6 +6,7 @@ import numpy as np
 
 from eviseek.models.reference.cloth import measure
 from eviseek.models.reference.glass import look
+from eviseek.models.reference.mirrors import direct_view, look_alikes_and_reflection
 from eviseek.models.reference.task import ObjectRef, Task
 from eviseek.models.reference.vision import Blob, View
 
@@ -70,7 +71,9 @@ def quality(task: Task, view: View) -> float:
         if not task.objects:
             return 0.0
         share = min(1.0, view.wood / 0.6)
-        return (0.9 if view.steep else 0.3) * share + (0.1 if view.of(task.objects[0].color) else 0.0)
+        # Cubes among look-alike taller blocks are told apart from the side, not from above.
+        good = oblique(view) if task.tall_lookalikes else view.steep
+        return (0.9 if good else 0.3) * share + (0.1 if view.of(task.objects[0].color) else 0.0)
     if task.kind == "shape":
         if not task.objects:
             return 0.0
@@ -91,6 +94,13 @@ def quality(task: Task, view: View) -> float:
         if drape is None:
             return 0.0
         return 0.3 if drape.touches_edge or oblique(view) else 1.0
+    if task.kind == "reflected":
+        return 1.0 if look_alikes_and_reflection(task, view) is not None else 0.0
+    if task.kind == "mirror_closer":
+        return 1.0 if any(direct_view(r, [view]) for r in task.objects[:2]) else 0.0
+    if task.kind == "path_count":
+        # Only the first view, taken from the reference images' pose, places objects on the path.
+        return 0.0
     if task.kind == "unknown":
         return 0.1
     if task.kind == "order":
