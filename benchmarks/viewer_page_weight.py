@@ -34,6 +34,7 @@ from eviseek.types import (
     StepRecord,
     Trajectory,
 )
+from eviseek.types.plans import Demand, EviSeekPlan, Subtask
 from eviseek.viewer import write_episode_page
 
 
@@ -88,11 +89,11 @@ def build_trajectory(frames: list[Image], kept_every: int = 4) -> Trajectory:
         )
         for n, s in enumerate(kept, start=1)
     ]
-    plan = {
-        "demands": [{"id": 1, "text": "the layout of the three cubes"}],
-        "subtasks": [{"id": k, "goal": f"arc {k}", "demand": 1, "status": "done"} for k in (1, 2, 3)],
-        "mode": "active",
-    }
+    plan = EviSeekPlan(
+        demands=[Demand(id=1, text="the layout of the three cubes")],
+        subtasks=[Subtask(id=k, goal=f"arc {k}", demand=1, status="done") for k in (1, 2, 3)],
+        mode="active",
+    )
     return Trajectory(
         episode_id="bench",
         question_id="bench-q",

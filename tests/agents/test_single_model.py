@@ -25,7 +25,7 @@ async def test_stops_once_confidence_reaches_the_threshold(question: Question, g
     traj, script = await run(question, grid, [step(confidence=0.79), step(confidence=0.8, answer="A")])
     assert traj.result is not None
     assert (traj.result.steps, traj.result.calls) == (1, 2)
-    assert traj.result.answer == "yes" and traj.plan["ended_by"] == "confidence"
+    assert traj.result.answer == "yes" and traj.plan.ended_by == "confidence"
     for cfg, _ in script.calls("single_step"):
         assert (cfg.temperature, cfg.top_p) == (0.2, 0.9)
 
@@ -72,7 +72,7 @@ async def test_stop_action_with_unmapped_answer_asks_a_forced_choice(
     )
     assert traj.result is not None
     assert traj.result.answer == "no" and traj.result.raw_answer == "B"
-    assert traj.plan["ended_by"] == "stop"
+    assert traj.plan.ended_by == "stop"
     ((cfg, messages),) = script.calls("forced_choice")
     assert cfg.temperature == 0.0
     assert "not sure" in messages[-1].text()
@@ -84,7 +84,7 @@ async def test_budget_ends_the_episode_after_a_last_look(question: Question, gri
     traj, _ = await run(question, grid, [step()] * 4, budget=3)
     assert traj.result is not None
     assert (traj.result.steps, traj.result.calls) == (3, 4)
-    assert traj.plan["ended_by"] == "budget" and traj.result.answer == "yes"
+    assert traj.plan.ended_by == "budget" and traj.result.answer == "yes"
 
 
 async def test_parse_failure_and_unknown_action_fall_back_to_move_forward(
@@ -135,4 +135,4 @@ async def test_env_ending_the_episode_still_gets_a_last_reply(question: Question
 
     traj, _ = await run(question, EndsAfterTwo(), [step()] * 2 + [step(answer="no", confidence=0.1)])
     assert traj.result is not None and (traj.result.steps, traj.result.calls) == (2, 3)
-    assert traj.plan["ended_by"] == "env" and traj.result.answer == "no"
+    assert traj.plan.ended_by == "env" and traj.result.answer == "no"

@@ -54,7 +54,7 @@ def test_tool_on_episode_returns_the_crop_as_a_new_image_turn() -> None:
     traj = _run(AutoToolAgent(), model)
     r = traj.result
     assert r is not None and r.mode == "tool_on" and r.answer == "B" and r.steps == 1 and r.calls == 2
-    assert traj.plan["shown_size"] == (948, 632) and traj.plan["declared"]
+    assert traj.plan.shown_size == (948, 632) and traj.plan.declared
     # The second request carries the crop, cut from the original at full resolution.
     messages, cfg = model.requests[1]
     assert cfg.stage == "autotool" and cfg.response_schema is not None
@@ -115,7 +115,7 @@ def test_forced_mode(how: str) -> None:
         assert text.rstrip().endswith("<tool_off>")
     else:
         assert "answer directly without calling any tool" in text
-    assert traj.result is not None and traj.result.mode == "tool_off" and not traj.plan["declared"]
+    assert traj.result is not None and traj.result.mode == "tool_off" and not traj.plan.declared
     assert not [e for e in traj.events if "missing_mode" in e.message]
 
 

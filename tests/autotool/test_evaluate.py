@@ -20,6 +20,7 @@ from eviseek.eval.scoring import rescore_run
 from eviseek.eval.store import load_results
 from eviseek.models import ScriptedModel
 from eviseek.types import ChatMessage, EpisodeResult, GenerateConfig, Trajectory
+from eviseek.types.plans import AutoToolPlan
 from eviseek.types.question_file import read_questions
 
 CALL = '<tool_call>{"name": "image_zoom_in_tool", "arguments": {"bbox_2d": [100, 80, 220, 160]}}</tool_call>'
@@ -76,8 +77,9 @@ def test_hrbench_run_directory_and_metrics(hrbench_tsv: Path, tmp_path: Path) ->
     traj = Trajectory.load(out / "episodes" / "autotool" / "0")
     assert traj.result is not None and traj.result.correct and traj.steps[0].feedback.success
     # The agent's max_pixels reached the environment: the shown image fits in 40,000 pixels.
-    w, h = traj.plan["shown_size"]
-    assert w * h <= 40_000 and traj.plan["original_size"] == [320, 240]
+    assert isinstance(traj.plan, AutoToolPlan) and traj.plan.shown_size is not None
+    w, h = traj.plan.shown_size
+    assert w * h <= 40_000 and traj.plan.original_size == (320, 240)
     # Offline re-scoring (eviseek score) gives the live verdicts.
     rescored = rescore_run(out)
     assert rescored.changed == [] and rescored.summary.agent("autotool").overall.correct == 4

@@ -41,6 +41,7 @@ from eviseek.types import (
     StepResult,
     Trajectory,
 )
+from eviseek.types.plans import ModePlan
 
 ENV_ID = "toy/Reveal-v0"
 COLOURS = ["red", "green", "blue", "yellow"]
@@ -151,7 +152,7 @@ class ToyAgent:
             agent=self.name,
             model=model.name,
             initial_image=obs.image,
-            plan={"mode": "active" if self.seek else "passive"},
+            plan=ModePlan(mode="active" if self.seek else "passive"),
         )
         while self.seek and "colour" not in obs.metadata and len(traj.steps) < self.budget:
             await env.legal_actions()

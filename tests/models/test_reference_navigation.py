@@ -39,10 +39,10 @@ async def test_reference_plays_every_navigation_agent(spec: str) -> None:
 async def test_reference_seeker_scans_then_walks_in_a_navigation_world() -> None:
     env = GridWorld(navigation_only=True, range_scan=True)
     traj = await make_agent("eviseek-nav").run(as_async(env), QUESTION, ReferenceModel())
-    intents = [d["intent"] for d in traj.plan["decisions"]]
+    intents = [d.intent for d in traj.plan.decisions]
     assert intents[:2] == ["SWEEP", "SWEEP"] and {"GOTO", "APPROACH", "FACE"} & set(intents[2:])
     # The controller, not the seeker, ended the plan: its checks are recorded.
-    assert traj.plan["coverage"] and traj.plan["coverage"][-1]["decision"] == "stop"
+    assert traj.plan.coverage and traj.plan.coverage[-1].decision == "stop"
 
 
 async def test_reference_keeps_the_named_colour_and_the_controller_closes_on_it() -> None:
@@ -54,8 +54,8 @@ async def test_reference_keeps_the_named_colour_and_the_controller_closes_on_it(
     env = GridWorld(navigation_only=True, range_scan=True)
     traj = await make_agent("eviseek-nav").run(as_async(env), question, ReferenceModel())
     assert traj.board and "red in view" in traj.board[0].item.note
-    checks = traj.plan["coverage"]
-    assert checks[0]["trigger"] == "new_evidence" and checks[-1]["decision"] == "stop"
-    assert traj.plan["covered"] == [1]
-    assert [s["status"] for s in traj.plan["subtasks"]] == ["done"]
+    checks = traj.plan.coverage
+    assert checks[0].trigger == "new_evidence" and checks[-1].decision == "stop"
+    assert traj.plan.covered == [1]
+    assert [s.status for s in traj.plan.subtasks] == ["done"]
     assert "early_stop" in {e.kind for e in traj.events} and len(traj.steps) < 20

@@ -93,9 +93,11 @@ def test_single_model_and_passive_have_no_plan_or_board(pristine_run: Path, tmp_
 
 
 def test_malformed_plan_is_a_warning_with_the_raw_record(pristine_run: Path, tmp_path: Path) -> None:
-    traj, base = load_trajectory(episode(pristine_run, "eviseek"))
-    traj.plan["subtasks"].append({"goal": "no id here"})
-    traj.plan["demands"] = "one demand"
+    saved, base = load_trajectory(episode(pristine_run, "eviseek"))
+    data = saved.model_dump(mode="json")
+    data["plan"]["subtasks"].append({"goal": "no id here"})
+    data["plan"]["demands"] = "one demand"
+    traj = Trajectory.model_validate(data)  # loads: the plan is kept as it was, with what is wrong
     v = build_episode_view(traj, ImageSourcer(base, tmp_path / "p.html"))
     assert any("plan['subtasks'][3]: id: Field required" in w for w in v.warnings)
     assert any("plan['demands'] is a str" in w for w in v.warnings)

@@ -18,6 +18,7 @@ from eviseek.agents.replies import AnswerReply
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Question, Stage, Trajectory
+from eviseek.types.plans import ModePlan
 
 
 class BlindConfig(BaseModel):
@@ -46,7 +47,7 @@ class BlindAgent:
         cfg = self.config
         started = time.perf_counter()
         _obs, traj, caller = await start_episode(
-            self.name, self.kind, cfg, env, question, model, seed=seed, plan={"mode": "blind"}
+            self.name, self.kind, cfg, env, question, model, seed=seed, plan=ModePlan(mode="blind")
         )
         parsed, completion = await caller.ask_rendered(
             Stage.BLIND,

@@ -30,6 +30,7 @@ from eviseek.types import (
     Stage,
     Trajectory,
 )
+from eviseek.types.plans import AgentPlan
 from eviseek.types.trajectory import EpisodeResult
 
 T = TypeVar("T", bound=BaseModel)
@@ -176,7 +177,7 @@ async def start_episode(
     model: Model,
     *,
     seed: int,
-    plan: dict[str, Any],
+    plan: AgentPlan,
 ) -> tuple[Observation, Trajectory, StageCaller]:
     """Reset ``env`` to ``question`` and open the episode's record.
 

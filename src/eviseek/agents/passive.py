@@ -13,6 +13,7 @@ from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Question, Stage, Trajectory
+from eviseek.types.plans import ModePlan
 
 
 class PassiveConfig(BaseModel):
@@ -42,7 +43,7 @@ class PassiveAgent:
         cfg = self.config
         started = time.perf_counter()
         obs, traj, caller = await start_episode(
-            self.name, self.kind, cfg, env, question, model, seed=seed, plan={"mode": "passive"}
+            self.name, self.kind, cfg, env, question, model, seed=seed, plan=ModePlan(mode="passive")
         )
         refs = list(question.reference_images) if cfg.reference_images else []
         parsed, completion = await caller.ask_rendered(

@@ -23,6 +23,7 @@ from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Action, ActionSpec, Image, Question, Stage, StepRecord, Trajectory
+from eviseek.types.plans import SingleModelPlan
 
 _NO_CUT = 1 << 30
 """A feedback summary limit no real feedback reaches."""
@@ -87,8 +88,9 @@ class SingleModelAgent:
             else esibench_min_steps(question.subcategory, question.family)
         )
         started = time.perf_counter()
+        plan = SingleModelPlan(mode="active")
         obs, traj, caller = await start_episode(
-            self.name, self.kind, cfg, env, question, model, seed=seed, plan={"mode": "active"}
+            self.name, self.kind, cfg, env, question, model, seed=seed, plan=plan
         )
         refs = list(question.reference_images) if cfg.reference_images else []
         # (step index, image, frame id) of every view so far; index 0 is the initial view.
@@ -198,7 +200,7 @@ class SingleModelAgent:
             if result.terminated or result.truncated:
                 # The environment ended the episode: one more reply on the last view, no more acting.
                 env_over, ended_by = True, "env"
-        traj.plan["ended_by"] = ended_by
+        plan.ended_by = ended_by
         answer, raw = await resolve_answer(
             caller,
             question,

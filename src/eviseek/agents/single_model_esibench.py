@@ -25,6 +25,7 @@ from eviseek.agents.esibench_stopping import ESIBENCH_MIN_STEPS
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Action, ActionSpec, ChatMessage, Image, Question, StepRecord, Trajectory
+from eviseek.types.plans import ESIBenchTurn, SingleModelPlan
 
 _SYSTEM = "Reply with a single JSON object and no other text."
 _FALLBACK = {"action": "move_forward", "answer": "not sure", "confidence": 0.0, "reasoning": "reply not JSON"}
@@ -66,6 +67,7 @@ async def run_with_esibench_hooks(
         min_steps=cfg.min_steps if cfg.min_steps is not None else ESIBENCH_MIN_STEPS,  # its own default
         threshold=cfg.confidence_threshold,
     )
+    plan = SingleModelPlan(mode="active", prompts="esibench")
     obs, traj, caller = await start_episode(
         agent.name,
         agent.kind,
@@ -74,7 +76,7 @@ async def run_with_esibench_hooks(
         question,
         model,
         seed=seed,
-        plan={"mode": "active", "prompts": "esibench"},
+        plan=plan,
     )
     folder = Path(tempfile.mkdtemp(prefix="esibench-views-"))
     references: list[Path] = []
@@ -150,8 +152,8 @@ async def run_with_esibench_hooks(
         reply = forced.value.model_dump() if forced.value is not None else {"answer": "not sure"}
         answer = hooks.read({"action": "stop", "confidence": 0.0, **reply}).get("answer", "not sure")
         stop_reason += "_forced_choice"
-    traj.plan["ended_by"] = stop_reason
-    traj.plan["esibench_history"] = history
+    plan.ended_by = stop_reason
+    plan.esibench_history = [ESIBenchTurn.model_validate(turn) for turn in history]
     traj.answer_images = [current.image]
     traj.answer_frame_ids = [current.frame_id]
     text = None if answer is None else str(answer)

@@ -50,6 +50,7 @@ from eviseek.types import (
     TextPart,
     Trajectory,
 )
+from eviseek.types.plans import AutoToolPlan
 
 
 class AutoToolReply(BaseModel):
@@ -234,10 +235,14 @@ class AutoToolAgent:
             messages.append(ChatMessage(role="user", content=reply))
         traj.answer_images = list(final_call_images)
         traj.answer_frame_ids = [frame_of.get(id(img), -1) for img in final_call_images]
-        traj.plan = {"mode": mode, "declared": declared, "forced": self.force_mode, "shown_size": shown_size}
-        traj.plan["original_size"] = info.get("original_size")
-        # The <answer> text as written, for the scorer (the result's answer becomes canonical).
-        traj.plan["answer_text"] = answer
+        traj.plan = AutoToolPlan(
+            mode=mode,
+            declared=declared,
+            forced=self.force_mode,
+            shown_size=shown_size,
+            original_size=info.get("original_size"),
+            answer_text=answer,  # as written, for the scorer (the result's answer becomes canonical)
+        )
         if answer is None:
             # A wrong answer, not a failed episode: the model was asked and did not answer.
             traj.log("no_answer", f"no <answer> within {self.max_turns} turn(s)", stage=Stage.AUTOTOOL)

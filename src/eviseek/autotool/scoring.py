@@ -14,6 +14,7 @@ from typing import Any
 from eviseek.answers import AnswerScore, score_answer
 from eviseek.autotool.reasoning import REASONING_BENCHMARKS, score_reasoning
 from eviseek.types import AnswerContract, AnswerKind, Question
+from eviseek.types.plans import AgentPlan, AutoToolPlan
 
 SCORER = "autotool"
 """``Question.metadata["scorer"]`` of questions scored by :func:`score_episode_answer` (the
@@ -131,12 +132,11 @@ def check_answer(
     return verdict.correct, verdict.answer
 
 
-def answer_text(plan: dict[str, Any], raw: str | None) -> str | None:
+def answer_text(plan: AgentPlan, raw: str | None) -> str | None:
     """The ``<answer>`` text of an AutoTool episode: the agent's record of it in the trajectory's
     plan, else (trajectories saved before that record existed) read from the last reply."""
-    if "answer_text" in plan:
-        value = plan["answer_text"]
-        return None if value is None else str(value)
+    if isinstance(plan, AutoToolPlan) and plan.answer_recorded:
+        return plan.answer_text
     if raw is None:
         return None
     from eviseek.autotool.parser import parse_turn
@@ -144,18 +144,19 @@ def answer_text(plan: dict[str, Any], raw: str | None) -> str | None:
     return parse_turn(raw, first=False).answer
 
 
-def score_episode_answer(question: Question, text: str | None, plan: dict[str, Any]) -> AnswerScore:
+def score_episode_answer(question: Question, text: str | None, plan: AgentPlan) -> AnswerScore:
     """The verdict on one AutoTool episode's ``<answer>`` text.
 
-    Grounding questions: the box is written in the shown frame (``plan["shown_size"]``) and
-    mapped to the original pixels (``plan["original_size"]``) before the IoU with the ground
+    Grounding questions: the box is written in the shown frame (``plan.shown_size``) and
+    mapped to the original pixels (``plan.original_size``) before the IoU with the ground
     truth; ``score`` is the IoU and ``answer`` the mapped box. Reasoning benchmarks use their
     answer extraction (:mod:`eviseek.autotool.reasoning`); everything else :func:`check_answer`.
     """
     if question.contract.kind == "bbox":
         box = parse_box(text) if text is not None and len(text) <= MAX_ANSWER_CHARS else None
         truth = parse_box(question.ground_truth)
-        shown, orig = plan.get("shown_size"), plan.get("original_size")
+        sizes = plan if isinstance(plan, AutoToolPlan) else AutoToolPlan()
+        shown, orig = sizes.shown_size, sizes.original_size
         if box is None or truth is None or not shown or not orig:
             return AnswerScore(answer=text, correct=False, score=0.0)
         sx, sy = orig[0] / shown[0], orig[1] / shown[1]

@@ -37,8 +37,8 @@ def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResul
     else:
         answer, correct, score = None, False, 0.0
     mode = base.mode
-    if mode is None and isinstance(trajectory.plan.get("mode"), str):
-        mode = trajectory.plan["mode"]
+    if mode is None and isinstance(trajectory.plan.mode, str):
+        mode = trajectory.plan.mode
     return trajectory.make_result(
         question,
         model=trajectory.model or base.model,

@@ -8,11 +8,12 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
 from eviseek.types.image import Image
 from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage, total_tokens
 from eviseek.types.observation import Action, Feedback, Pose
+from eviseek.types.plans import AgentPlan, ModePlan, UnreadPlan
 from eviseek.types.question import Question
 
 DECISION_STAGES = frozenset({"seek", "single_step", "explore_check"})
@@ -117,8 +118,9 @@ class Trajectory(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict)
     initial_image: Image | None = None
     initial_pose: Pose | None = None
-    plan: dict[str, Any] = Field(default_factory=dict)
-    """Agent-specific plan state, e.g. EviSeek's demands and subtasks with their statuses."""
+    plan: AgentPlan = Field(default_factory=ModePlan)
+    """The agent's own record (:mod:`eviseek.types.plans`), e.g. EviSeek's demands and subtasks
+    with their statuses."""
     steps: list[StepRecord] = Field(default_factory=list)
     calls: list[ModelCall] = Field(default_factory=list)
     board: list[BoardEvent] = Field(default_factory=list)
@@ -129,6 +131,19 @@ class Trajectory(BaseModel):
     """Frame ids of ``answer_images`` (``-1`` for task reference images)."""
     result: EpisodeResult | None = None
     started_at: float = Field(default_factory=time.time)
+
+    @field_validator("plan", mode="wrap")
+    @classmethod
+    def _plan_or_unread(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """A saved plan that fits no record loads as an :class:`UnreadPlan` (kept, with why)
+        rather than making the whole trajectory unreadable."""
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            problems = [
+                f"plan.{'.'.join(str(p) for p in err['loc'][1:])}: {err['msg']}" for err in exc.errors()
+            ]
+            return UnreadPlan(raw=value, problems=problems)
 
     def log(self, kind: str, message: str, **kw: Any) -> EpisodeEvent:
         """Append an event and return it."""

@@ -1,8 +1,8 @@
 """Reading the plan an agent stored in ``Trajectory.plan`` for the episode page.
 
-The plan's schema is declared once, in :mod:`eviseek.types.plans` (``PlanDemand``,
-``PlanSubtask``). It is read leniently (extra keys kept, missing ones defaulted); a malformed
-plan gives warnings and the raw JSON instead of an error.
+The plan's schema is declared once, in :mod:`eviseek.types.plans`. An EviSeek plan is read as
+it is; a saved plan that fits no record (an :class:`~eviseek.types.plans.UnreadPlan`) gives
+warnings and the raw JSON instead of an error, and its readable demands and subtasks still show.
 """
 
 from __future__ import annotations
@@ -12,26 +12,24 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from eviseek.types.plans import SUBTASK_STATUSES, PlanDemand, PlanSubtask
+from eviseek.types.plans import SUBTASK_STATUSES, AgentPlan, Demand, EviSeekPlan, Subtask, UnreadPlan
 from eviseek.viewer.view_models import SubtaskView, subtask_color
 
-_PlanEntry = TypeVar("_PlanEntry", PlanDemand, PlanSubtask)
+_PlanEntry = TypeVar("_PlanEntry", Demand, Subtask)
 
 
-def read_plan(
-    plan: dict[str, Any], warnings: list[str]
-) -> tuple[list[PlanDemand], list[PlanSubtask], str | None]:
-    """Parse demands and subtasks; on a malformed plan, warn and keep the raw JSON for display."""
-    if not plan:
+def read_plan(plan: AgentPlan, warnings: list[str]) -> tuple[list[Demand], list[Subtask], str | None]:
+    """Demands and subtasks of the plan; on an unreadable plan, warn and keep the raw JSON."""
+    if isinstance(plan, EviSeekPlan):
+        return list(plan.demands), list(plan.subtasks), None
+    if not isinstance(plan, UnreadPlan):
         return [], [], None
+    raw = plan.raw if isinstance(plan.raw, dict) else {}
     problems: list[str] = []
-    demands = _read_entries(plan, "demands", PlanDemand, problems)
-    subtasks = _read_entries(plan, "subtasks", PlanSubtask, problems)
-    plan_json = None
-    if problems:
-        warnings.extend(problems)
-        plan_json = json.dumps(plan, indent=1, sort_keys=True, default=str)
-    return demands, subtasks, plan_json
+    demands = _read_entries(raw, "demands", Demand, problems)
+    subtasks = _read_entries(raw, "subtasks", Subtask, problems)
+    warnings.extend(problems or plan.problems)
+    return demands, subtasks, json.dumps(plan.raw, indent=1, sort_keys=True, default=str)
 
 
 def _read_entries(
@@ -52,7 +50,7 @@ def _read_entries(
     return out
 
 
-def build_subtask_views(subtasks: list[PlanSubtask], demand_text: dict[int, str]) -> list[SubtaskView]:
+def build_subtask_views(subtasks: list[Subtask], demand_text: dict[int, str]) -> list[SubtaskView]:
     return [
         SubtaskView(
             id=s.id,

@@ -103,7 +103,7 @@ def build_episode_view(
 
     answer_images = _answer_image_views(trajectory, images, kept_frames, warnings)
     result = trajectory.result
-    mode = (result.mode if result is not None else None) or _str_or_none(trajectory.plan.get("mode"))
+    mode = (result.mode if result is not None else None) or _str_or_none(trajectory.plan.mode)
     mode = mode or _str_or_none(trajectory.config.get("mode"))
 
     return EpisodeView(

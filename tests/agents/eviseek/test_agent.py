@@ -9,7 +9,7 @@ import pytest
 from eviseek.agents import make_agent
 from eviseek.envs import as_async
 from eviseek.types import GenerateConfig, Question, Trajectory
-from eviseek.types.plans import EviSeekPlanRecord
+from eviseek.types.plans import EviSeekPlan
 from tests.agents.gridworld import GridWorld
 from tests.agents.scripts import StageScript
 
@@ -68,18 +68,27 @@ async def test_episode_follows_the_plan_convention(question: Question) -> None:
     script = standard_script()
     traj = await run(question, script)
     plan = traj.plan
-    assert plan["mode"] == "active"
-    assert plan["demands"] == [
+    assert isinstance(plan, EviSeekPlan) and plan.mode == "active"
+    assert [d.model_dump() for d in plan.demands] == [
         {"id": 1, "text": DEMANDS["demands"][0]["text"]},
         {"id": 2, "text": "the cube's side"},
     ]
-    assert [(s["id"], s["demand"], s["status"]) for s in plan["subtasks"]] == [(1, 1, "done"), (2, 2, "done")]
-    assert plan["subtasks"][0]["steps"] == [1, 2, 3, 4, 5, 6] and plan["subtasks"][1]["steps"] == [7, 8]
-    # The stored plan is what the shared record (types.plans) declares, with no key left over.
-    record = EviSeekPlanRecord.model_validate(plan)
-    assert not record.model_extra and record.model_dump(mode="json") == {
-        **record.model_dump(mode="json"),
-        **plan,
+    assert [(s.id, s.demand, s.status) for s in plan.subtasks] == [(1, 1, "done"), (2, 2, "done")]
+    assert plan.subtasks[0].steps == [1, 2, 3, 4, 5, 6] and plan.subtasks[1].steps == [7, 8]
+    # The saved plan holds the keys the agent filled, in the order it filled them, none left over.
+    saved = traj.model_dump(mode="json")["plan"]
+    assert list(saved) == ["demands", "subtasks", "mode", "initial_frame_id", "intents", "decisions"]
+    assert not plan.model_extra and saved["decisions"][0] == {
+        "index": 1,
+        "subtask": 1,
+        "intent": plan.decisions[0].intent,
+        "args": plan.decisions[0].args,
+        "target": "",
+        "reasoning": plan.decisions[0].reasoning,
+        "fallback": False,
+        "executed": 6,
+        "aborted": None,
+        "notes": plan.decisions[0].notes,
     }
     assert [s.action.name for s in traj.steps] == ["move_up"] * 3 + ["turn_down"] * 3 + ["move_forward"] * 2
     assert all(s.subtask is not None and s.intent is not None and s.pose is not None for s in traj.steps)
@@ -142,7 +151,7 @@ async def test_budget_runs_out_in_the_middle_of_an_intent(question: Question) ->
     assert [s.action.name for s in traj.steps] == ["move_up"] * 3 + ["turn_down"]
     kinds = [e.kind for e in traj.events]
     assert "intent_clamped" in kinds and "subtask_timed_out" in kinds
-    statuses = [s["status"] for s in traj.plan["subtasks"]]
+    statuses = [s.status for s in traj.plan.subtasks]
     assert statuses == ["timed_out", "pending"]
     assert traj.result is not None and traj.result.steps == 4 and traj.result.answer == "yes"
     assert traj.answer_frame_ids == [4]  # the clamped intent's last view was still kept
@@ -157,7 +166,7 @@ async def test_lost_target_aborts_approach(question: Question) -> None:
     )
     traj = await run(question, script)
     assert [s.action.name for s in traj.steps] == ["move_forward", "move_forward"]
-    assert traj.plan["decisions"][1]["aborted"] == "target lost"
+    assert traj.plan.decisions[1].aborted == "target lost"
     assert any(e.kind == "intent_aborted" for e in traj.events)
     ((track_cfg, _track_msgs),) = script.calls("track")
     assert track_cfg.stage == "keep" and track_cfg.metadata["target"] == "red cube"
@@ -192,7 +201,7 @@ async def test_blocked_and_timed_out_subtasks_move_on(question: Question) -> Non
         )
     )
     traj = await run(question, script, max_decisions_per_subtask=3)
-    assert [s["status"] for s in traj.plan["subtasks"]] == ["blocked", "timed_out"]
+    assert [s.status for s in traj.plan.subtasks] == ["blocked", "timed_out"]
     assert len(traj.steps) == 6 and traj.result is not None and traj.result.answer == "yes"
 
 
@@ -231,7 +240,7 @@ async def test_plan_fallbacks_are_logged(question: Question) -> None:
         demands=["I cannot say."], plan=['{"subtasks": [{"goal": "look", "demand": 7}]}']
     )
     traj = await run(question, script)
-    assert len(traj.plan["demands"]) == 1 and traj.plan["subtasks"][0]["demand"] == 1
+    assert len(traj.plan.demands) == 1 and traj.plan.subtasks[0].demand == 1
     kinds = [e.kind for e in traj.events]
     assert "parse_failure" in kinds and "plan_repaired" in kinds
 
@@ -243,7 +252,7 @@ async def test_no_demands_plans_from_the_question_and_hides_demands(question: Qu
     script = standard_script(demands=[])
     traj = await run(question, script, "eviseek:no_demands")
     assert traj.agent == "eviseek:no_demands"
-    assert traj.plan["demands"] == [] and all(s["demand"] is None for s in traj.plan["subtasks"])
+    assert traj.plan.demands == [] and all(s.demand is None for s in traj.plan.subtasks)
     assert "demands" not in [c.stage for c in traj.calls]
     plan_text = script.calls("plan")[0][1][-1].text()
     assert "Evidence demands" not in plan_text
@@ -275,7 +284,7 @@ async def test_no_intents_executes_one_atomic_action_per_decision(question: Ques
     traj = await run(question, script, "eviseek:no_intents")
     assert [s.action.name for s in traj.steps] == ["move_up", "turn_down"]
     assert [s.decision for s in traj.steps] == [1, 2]
-    assert "SWEEP" not in traj.plan["intents"] and "move_up" in traj.plan["intents"]
+    assert "SWEEP" not in traj.plan.intents and "move_up" in traj.plan.intents
     assert any(e.kind == "invalid_intent" for e in traj.events)  # RISE_TOPDOWN is not on offer
 
 
@@ -285,7 +294,7 @@ async def test_no_intents_executes_one_atomic_action_per_decision(question: Ques
 async def test_adaptive_triage_answers_passively_when_the_view_suffices(question: Question) -> None:
     script = StageScript(triage=[{"sufficient": True, "answer": "no"}])
     traj = await run(question, script, "eviseek:adaptive")
-    assert traj.result is not None and traj.result.mode == "passive" and traj.plan["mode"] == "passive"
+    assert traj.result is not None and traj.result.mode == "passive" and traj.plan.mode == "passive"
     assert traj.result.answer == "no" and traj.result.steps == 0 and traj.result.calls == 1
     assert traj.answer_frame_ids == [0]
 
@@ -310,11 +319,11 @@ async def test_coverage_check_can_replan_then_stop(question: Question) -> None:
         ),
     )
     traj = await run(question, script, "eviseek:coverage")
-    assert [(s["id"], s["goal"], s["status"]) for s in traj.plan["subtasks"]] == [
+    assert [(s.id, s.goal, s.status) for s in traj.plan.subtasks] == [
         (1, "see both objects from above", "done"),
         (3, "look at the cube from its left", "done"),
     ]
-    assert [c["decision"] for c in traj.plan["coverage"]] == ["replan", "stop"]
+    assert [c.decision for c in traj.plan.coverage] == ["replan", "stop"]
     assert [s.action.name for s in traj.steps][-2:] == ["move_right", "turn_left"]
     assert {"replan", "early_stop"} <= {e.kind for e in traj.events}
     # Only the images kept for the subtask just closed travel with the coverage call.
@@ -334,7 +343,7 @@ async def test_navigation_only_env_is_not_offered_orbit_rise_or_retreat(question
         seek=seek_by_subtask({1: [{"intent": "RISE_TOPDOWN"}, {"intent": "FACE", "args": {"degrees": 90}}]})
     )
     traj = await run(question, script, env=env)
-    assert traj.plan["intents"] == ["FACE", "APPROACH", "GOTO", "SWEEP"]
+    assert traj.plan.intents == ["FACE", "APPROACH", "GOTO", "SWEEP"]
     cfg, msgs = script.calls("seek")[0]
     offered = [s["name"] for s in cfg.metadata["intents"]]
     assert not {"ORBIT", "RISE_TOPDOWN", "RETREAT_WIDE"} & set(offered)

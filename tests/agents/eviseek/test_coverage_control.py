@@ -63,13 +63,13 @@ async def test_controller_closes_subtasks_as_their_demands_are_covered(question:
         ]
     )
     traj = await run_nav(question, script)
-    assert [(s["id"], s["status"]) for s in traj.plan["subtasks"]] == [(1, "done"), (2, "done")]
+    assert [(s.id, s.status) for s in traj.plan.subtasks] == [(1, "done"), (2, "done")]
     # The seeker never said DONE: the controller closed both subtasks and then stopped.
-    assert all(d["intent"] != "DONE" for d in traj.plan["decisions"])
-    assert [len(s["steps"]) for s in traj.plan["subtasks"]] == [4, 2]
-    assert [c["trigger"] for c in traj.plan["coverage"]] == ["new_evidence"] * 3
-    assert [c["decision"] for c in traj.plan["coverage"]] == ["continue", "continue", "stop"]
-    assert traj.plan["covered"] == [1, 2]
+    assert all(d.intent != "DONE" for d in traj.plan.decisions)
+    assert [len(s.steps) for s in traj.plan.subtasks] == [4, 2]
+    assert [c.trigger for c in traj.plan.coverage] == ["new_evidence"] * 3
+    assert [c.decision for c in traj.plan.coverage] == ["continue", "continue", "stop"]
+    assert traj.plan.covered == [1, 2]
     assert "early_stop" in {e.kind for e in traj.events}
     assert len(traj.steps) == 6 and traj.result is not None and traj.result.answer == "yes"
     # Each check carries only the images kept since the previous check.
@@ -95,14 +95,14 @@ async def test_controller_refuses_done_on_an_uncovered_demand(question: Question
         ],
     )
     traj = await run_nav(question, script)
-    assert [c["trigger"] for c in traj.plan["coverage"]] == ["seeker_done", "new_evidence", "new_evidence"]
+    assert [c.trigger for c in traj.plan.coverage] == ["seeker_done", "new_evidence", "new_evidence"]
     assert "done_refused" in {e.kind for e in traj.events}
     seek_calls = script.calls("seek")
     assert any("DONE was refused" in line for line in seek_calls[1][0].metadata["working_memory"])
     # Subtask 1 closed only once its demand was covered; the controller's stop ended subtask 2
     # with its demand uncovered.
-    assert [(s["id"], s["status"]) for s in traj.plan["subtasks"]] == [(1, "done"), (2, "timed_out")]
-    assert traj.plan["covered"] == [1]
+    assert [(s.id, s.status) for s in traj.plan.subtasks] == [(1, "done"), (2, "timed_out")]
+    assert traj.plan.covered == [1]
     assert [s.action.name for s in traj.steps] == ["turn_left", "move_forward"]
 
 
@@ -128,14 +128,14 @@ async def test_controller_replans_when_the_plan_runs_out_uncovered(question: Que
         ],
     )
     traj = await run_nav(question, script)
-    triggers = [c["trigger"] for c in traj.plan["coverage"]]
+    triggers = [c.trigger for c in traj.plan.coverage]
     assert triggers == ["seeker_blocked", "seeker_blocked", "plan_exhausted", "new_evidence"]
-    assert [(s["id"], s["status"]) for s in traj.plan["subtasks"]] == [
+    assert [(s.id, s.status) for s in traj.plan.subtasks] == [
         (1, "blocked"),
         (2, "blocked"),
         (3, "done"),
     ]
-    assert traj.plan["coverage"][-1]["decision"] == "stop"
+    assert traj.plan.coverage[-1].decision == "stop"
     assert [s.action.name for s in traj.steps] == ["turn_right", "turn_right"]
 
 
@@ -143,8 +143,8 @@ async def test_controller_stops_at_the_budget_without_covering(question: Questio
     script = nav_script(coverage=lambda cfg: {"covered": [], "decision": "continue"})
     traj = await run_nav(question, script, budget=7)
     assert len(traj.steps) == 7
-    assert all(s["status"] in ("timed_out", "pending") for s in traj.plan["subtasks"])
-    assert traj.plan["covered"] == []
+    assert all(s.status in ("timed_out", "pending") for s in traj.plan.subtasks)
+    assert traj.plan.covered == []
     assert traj.result is not None and traj.result.answer == "yes"
 
 
@@ -156,8 +156,8 @@ async def test_unreadable_coverage_reply_keeps_going(question: Question) -> None
 
     traj = await run_nav(question, nav_script(coverage=coverage))
     assert "parse_failure" in {e.kind for e in traj.events}
-    assert [c["decision"] for c in traj.plan["coverage"]] == ["continue", "stop"]
-    assert traj.plan["covered"] == [1, 2]
+    assert [c.decision for c in traj.plan.coverage] == ["continue", "stop"]
+    assert traj.plan.covered == [1, 2]
 
 
 async def test_nav_variant_skips_repeats_of_a_blocked_move(question: Question) -> None:

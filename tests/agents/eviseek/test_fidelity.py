@@ -74,6 +74,6 @@ async def test_geometry_complete_intents_run_to_completion_after_a_failed_primit
     names = [s.action.name for s in traj.steps]
     assert names == ["move_up"] * 3 + ["turn_down"] * 3 + ["move_forward"]
     assert not traj.steps[3].feedback.success
-    rise, approach = (d for d in traj.plan["decisions"] if d["intent"] not in ("DONE", "BLOCKED"))
-    assert (rise["intent"], rise["executed"], rise["aborted"]) == ("RISE_TOPDOWN", 6, None)
-    assert (approach["executed"], approach["aborted"]) == (1, "move_forward failed")
+    rise, approach = (d for d in traj.plan.decisions if d.intent not in ("DONE", "BLOCKED"))
+    assert (rise.intent, rise.executed, rise.aborted) == ("RISE_TOPDOWN", 6, None)
+    assert (approach.executed, approach.aborted) == (1, "move_forward failed")

@@ -56,7 +56,7 @@ async def test_split_retention_seeker_keeps_the_current_view_and_the_curator_pic
         (7, 7, "APPROACH", 2, 2, "on the way"),
     ]
     assert traj.answer_frame_ids == [1, 6, 7]
-    assert [d.get("kept_current", False) for d in traj.plan["decisions"]] == [False, True, False, False]
+    assert [d.kept_current for d in traj.plan.decisions] == [False, True, False, False]
     # The seek prompt asks for the keep field, and says so in the metadata.
     cfg, msgs = script.calls("seek")[0]
     assert cfg.metadata["ask_keep"] is True and '"keep_note"' in msgs[0].text()
@@ -149,5 +149,5 @@ def test_look_up_is_offered_only_when_switched_on_and_pitch_up_is_legal() -> Non
 async def test_look_up_runs_in_an_episode(question: Question) -> None:
     script = standard_script(seek=seek_by_subtask({1: [{"intent": "LOOK_UP", "args": {"degrees": 30}}]}))
     traj = await make_agent("eviseek:look_up").run(as_async(GridWorld()), question, script.model())
-    assert "LOOK_UP" in traj.plan["intents"]
+    assert "LOOK_UP" in traj.plan.intents
     assert [s.action.name for s in traj.steps[:2]] == ["turn_up", "turn_up"]

@@ -74,7 +74,7 @@ async def test_budget_exhaustion_mid_intent(question: Question, tabletop: Tablet
     s = script(seek_by_subtask({1: [{"intent": "RISE_TOPDOWN", "args": {"degrees": 60}}]}))
     traj = await make_agent("eviseek", budget=5).run(as_async(tabletop), question, s.model())
     assert [st.action.name for st in traj.steps] == ["move_up"] * 3 + ["turn_down"] * 2
-    assert traj.plan["subtasks"][0]["status"] == "timed_out"
+    assert traj.plan.subtasks[0].status == "timed_out"
     assert {"intent_clamped", "subtask_timed_out"} <= {e.kind for e in traj.events}
     assert traj.answer_frame_ids == [5] and traj.result is not None and traj.result.steps == 5
 
@@ -86,8 +86,8 @@ async def test_environment_truncation_ends_the_episode(question: Question) -> No
         traj = await make_agent("eviseek").run(as_async(env), question, s.model())
     finally:
         env.close()
-    assert len(traj.steps) == 2 and traj.plan["subtasks"][0]["status"] == "timed_out"
-    assert traj.plan["decisions"][0]["aborted"] == "the environment ended the episode"
+    assert len(traj.steps) == 2 and traj.plan.subtasks[0].status == "timed_out"
+    assert traj.plan.decisions[0].aborted == "the environment ended the episode"
 
 
 class NavigationOnly:
@@ -121,7 +121,7 @@ async def test_navigation_only_tabletop_offers_no_orbit_rise_or_retreat(
         )
     )
     traj = await make_agent("eviseek").run(as_async(NavigationOnly(tabletop)), question, s.model())
-    assert traj.plan["intents"] == ["FACE", "APPROACH", "GOTO", "SWEEP"]
+    assert traj.plan.intents == ["FACE", "APPROACH", "GOTO", "SWEEP"]
     offered = [i["name"] for i in s.calls("seek")[0][0].metadata["intents"]]
     assert not {"ORBIT", "RISE_TOPDOWN", "RETREAT_WIDE"} & set(offered)
     assert [st.action.name for st in traj.steps] == ["turn_left", "turn_left"]

@@ -31,9 +31,9 @@ async def test_looks_around_then_walks_to_frontiers_until_enough(question: Quest
     assert [s.intent for s in traj.steps[:11]] == ["LOOK_AROUND"] * 11
     frontier_steps = [s for s in traj.steps if s.intent == "FRONTIER"]
     assert frontier_steps and any(s.action.name == "move_forward" for s in frontier_steps)
-    assert len(traj.plan["stretches"]) == 2 and all(s["actions"] <= 6 for s in traj.plan["stretches"])
-    assert traj.plan["ended_by"] == "enough"
-    assert traj.plan["map"]["scans"] == len(traj.steps) + 1 and traj.plan["map"]["free"] > 50
+    assert len(traj.plan.stretches) == 2 and all(s.actions <= 6 for s in traj.plan.stretches)
+    assert traj.plan.ended_by == "enough"
+    assert traj.plan.map.scans == len(traj.steps) + 1 and traj.plan.map.free > 50
     assert traj.result is not None and traj.result.answer == "yes"
     # Each check carries the current view and up to three earlier ones.
     calls = script.calls("explore_check")
@@ -64,7 +64,7 @@ async def test_without_a_range_scan_it_heads_where_the_model_points(question: Qu
     script = checks({"enough": False, "direction": "right"}, {"enough": True, "answer": "yes"})
     traj = await run(question, script, env, look_around=False)
     assert [s.action.name for s in traj.steps] == ["turn_right"] * 3 + ["move_forward"] * 3
-    assert traj.plan["map"]["scans"] == 0
+    assert traj.plan.map.scans == 0
 
 
 async def test_unreadable_check_keeps_exploring(question: Question) -> None:

@@ -51,7 +51,7 @@ def test_task_prompts_reading_and_stopping_come_from_the_task(standin, tmp_path:
         "move_forward",
         "physical(command=pick up red mug)",
     ]
-    assert traj.plan["ended_by"] == "confidence_threshold" and traj.result.raw_answer == "no"
+    assert traj.plan.ended_by == "confidence_threshold" and traj.result.raw_answer == "no"
     assert [c[1] for c in standin.CALLS if c[0] == "task_should_stop"] == [1, 2, 3, 4]
     assert ("task_parse_model_output", "No") in standin.CALLS
     assert any(e.kind == "parse_failure" for e in traj.events)
@@ -63,7 +63,7 @@ def test_an_abstention_at_the_budget_gets_the_task_forced_choice(standin, tmp_pa
     step = json.dumps({"action": "turn_left", "answer": "not sure", "confidence": 0.2, "reasoning": "?"})
     replies = [step] * 3 + [json.dumps({"answer": "yes", "confidence": 0.6, "reasoning": "best guess"})]
     traj, seen = run(replies, "Material Transparency", tmp_path, budget=3)
-    assert len(traj.steps) == 2 and traj.plan["ended_by"] == "max_steps_forced_choice"
+    assert len(traj.steps) == 2 and traj.plan.ended_by == "max_steps_forced_choice"
     assert "STANDIN FORCED CHOICE" in seen[-1][0][-1].text() and seen[-1][1].temperature == 0.0
     assert traj.result.raw_answer == "yes"
 

@@ -22,12 +22,13 @@ from eviseek.agents.eviseek.intents import TRACKING_INTENTS, CompiledIntent, Int
 from eviseek.agents.eviseek.keeper import review, target_visible
 from eviseek.agents.eviseek.planner import Subtask, demands_from_reply, plan_from_reply
 from eviseek.agents.eviseek.pose import PoseTracker, describe_pose
-from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, seek
+from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, decision_record, seek
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import DemandsReply, PlanReply
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Question, Stage, StepRecord, Trajectory
+from eviseek.types.plans import EviSeekPlan, SeekerDecision
 
 
 def _abilities(library: IntentLibrary) -> str:
@@ -53,17 +54,11 @@ class EviSeekAgent:
         """Run one episode and return its trajectory (``result`` filled, scoring left to the harness)."""
         cfg = self.config
         started = time.perf_counter()
+        plan = EviSeekPlan(demands=[], subtasks=[], mode="active")
         obs, traj, caller = await start_episode(
-            self.name,
-            self.kind,
-            cfg,
-            env,
-            question,
-            model,
-            seed=seed,
-            plan={"demands": [], "subtasks": [], "mode": "active"},
+            self.name, self.kind, cfg, env, question, model, seed=seed, plan=plan
         )
-        traj.plan["initial_frame_id"] = obs.frame_id
+        plan.initial_frame_id = obs.frame_id
         legal = await env.legal_actions()
         ep = Episode(
             cfg=cfg,
@@ -75,11 +70,12 @@ class EviSeekAgent:
             library=IntentLibrary(legal, atomic_only=cfg.no_intents, look_up=cfg.look_up),
             view=obs.image,
             frame_id=obs.frame_id,
+            plan=plan,
             board=EvidenceBoard(traj),
             pose=PoseTracker(legal, obs.metadata.get("pose_bounds")),
             references=list(question.reference_images) if cfg.reference_images else [],
         )
-        traj.plan["intents"] = ep.library.names()
+        plan.intents = ep.library.names()
         if cfg.adaptive:
             decision = await triage(ep)
             if decision.sufficient:
@@ -101,14 +97,12 @@ class EviSeekAgent:
             at_step=ep.steps_used,
             guarded=cfg.guarded_answer,
         )
-        ep.sync_plan()
         finish(traj, question, answer=answer, raw_answer=raw, mode=ep.plan.mode, started=started)
         return traj
 
     # --- adaptive seeking ------------------------------------------------------------------------
     async def _answer_passively(self, ep: Episode, raw: str | None, started: float) -> Trajectory:
         ep.plan.mode = "passive"
-        ep.sync_plan()
         images = [*ep.references, ep.view]
         ep.traj.answer_images = images
         ep.traj.answer_frame_ids = [*([-1] * len(ep.references)), ep.frame_id]
@@ -174,7 +168,6 @@ class EviSeekAgent:
             },
         )
         ep.plan.subtasks = plan_from_reply(parsed_plan.value, ep.plan.demands, cfg.max_subtasks, ep.traj)
-        ep.sync_plan()
 
     # --- execution ---------------------------------------------------------------------------------
     async def _execute_plan(self, ep: Episode) -> None:
@@ -190,12 +183,10 @@ class EviSeekAgent:
                 break
             await self._run_subtask(ep, subtask)
             ep.board.bind(subtask.id, None if cfg.no_demands else subtask.demand, ep.steps_used)
-            ep.sync_plan()
             if cfg.coverage and not cfg.no_demands and ep.remaining > 0 and not ep.ended:
                 decision = await coverage_check(ep, subtask, replans_left)
                 if decision == "replan":
                     replans_left -= 1
-                ep.sync_plan()
                 if decision == "stop":
                     ep.traj.log(
                         "early_stop",
@@ -211,12 +202,10 @@ class EviSeekAgent:
         for s in ep.plan.subtasks:
             if s.status == "active":  # defensive: every exit path closes its subtask
                 s.status = "timed_out"
-        ep.sync_plan()
 
     async def _run_subtask(self, ep: Episode, subtask: Subtask) -> None:
         cfg = ep.cfg
         subtask.status = "active"
-        ep.sync_plan()
         memory = WorkingMemory()
         decisions = 0
         while True:
@@ -240,22 +229,9 @@ class EviSeekAgent:
                 return
             decision = await seek(ep, subtask, memory)
             decisions += 1
-            index = len(ep.decisions()) + 1
-            record: dict[str, Any] = {
-                "index": index,
-                "subtask": subtask.id,
-                "intent": decision.intent,
-                "args": decision.args,
-                "target": decision.target,
-                "reasoning": decision.reasoning,
-                "fallback": decision.fallback,
-                "executed": 0,
-                "aborted": None,
-                "notes": [],
-            }
-            ep.decisions().append(record)
+            record = decision_record(ep, subtask, decision)
             if keep_current(ep, subtask, decision) is not None:
-                record["kept_current"] = True
+                record.kept_current = True
             if decision.intent == DONE:
                 subtask.status = "done"
                 return
@@ -269,7 +245,7 @@ class EviSeekAgent:
         ep: Episode,
         subtask: Subtask,
         decision: SeekDecision,
-        record: dict[str, Any],
+        record: SeekerDecision,
         memory: WorkingMemory,
     ) -> None:
         compiled, why = ep.library.compile(
@@ -283,12 +259,12 @@ class EviSeekAgent:
                 at_step=ep.steps_used,
                 data={"intent": decision.intent, "args": decision.args},
             )
-            record["aborted"] = why
+            record.aborted = why
             args_text = f" {decision.args}" if decision.args else ""
             memory.add(f"{decision.intent}{args_text} was rejected: {why}")
             return
-        record["intent"] = compiled.name
-        record["notes"] = compiled.notes
+        record.intent = compiled.name
+        record.notes = compiled.notes
         if compiled.budget_clamped:
             ep.traj.log(
                 "intent_clamped",
@@ -297,9 +273,9 @@ class EviSeekAgent:
                 at_step=ep.steps_used,
             )
         before, before_frame = ep.view, ep.frame_id
-        steps, aborted = await self._execute(ep, subtask, compiled, record["index"])
-        record["executed"] = len(steps)
-        record["aborted"] = aborted
+        steps, aborted = await self._execute(ep, subtask, compiled, record.index)
+        record.executed = len(steps)
+        record.aborted = aborted
         if not steps:
             kept = []
         elif ep.cfg.retention == "split":

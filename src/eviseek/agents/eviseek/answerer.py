@@ -19,6 +19,7 @@ from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import Memory
 from eviseek.agents.replies import AnswerReply
 from eviseek.types import Feedback, Image, Question, Stage, Trajectory
+from eviseek.types.plans import EviSeekPlan
 
 _REASONING_KEYS = ("reasoning", "rationale", "thought", "thoughts", "explanation")
 
@@ -50,8 +51,14 @@ class AnswerContext:
     frame_ids: list[int] = field(default_factory=list)
 
 
+def eviseek_plan(traj: Trajectory) -> EviSeekPlan:
+    """The trajectory's EviSeek plan; an empty one for a trajectory another agent wrote (so a
+    replay of it answers from its steps, without demands or decisions)."""
+    return traj.plan if isinstance(traj.plan, EviSeekPlan) else EviSeekPlan()
+
+
 def _initial_frame(traj: Trajectory) -> int:
-    return int(traj.plan.get("initial_frame_id", 0))
+    return eviseek_plan(traj).initial_frame_id
 
 
 FULL_RESULT_CHARS = 100_000
@@ -60,7 +67,7 @@ FULL_RESULT_CHARS = 100_000
 
 def history_lines(traj: Trajectory, limit: int = 220) -> list[str]:
     """The full text history of an episode: each decision, then the steps it executed."""
-    decisions = {d.get("index"): d for d in traj.plan.get("decisions", [])}
+    decisions = {d.index: d for d in eviseek_plan(traj).decisions}
     lines: list[str] = []
     shown: set[int] = set()
     for step in traj.steps:
@@ -68,8 +75,8 @@ def history_lines(traj: Trajectory, limit: int = 220) -> list[str]:
         if d is not None and d not in shown and d in decisions:
             shown.add(d)
             dec = decisions[d]
-            why = f" ({dec.get('reasoning')})" if dec.get("reasoning") else ""
-            lines.append(f"Decision {d} for subtask {dec.get('subtask')}: {dec.get('intent')}{why}")
+            why = f" ({dec.reasoning})" if dec.reasoning else ""
+            lines.append(f"Decision {d} for subtask {dec.subtask}: {dec.intent}{why}")
         lines.append(f"Step {step.index}: {step.action.text()} [{feedback_note(step.feedback, limit)}]")
     return lines
 
@@ -226,7 +233,7 @@ async def answer_episode(
         )
         if guarded:
             add_unretained_context(ctx, traj, feedback_chars=feedback_chars, at_step=at_step)
-    demands = traj.plan.get("demands", []) if show_demands else []
+    demands = [d.model_dump() for d in eviseek_plan(traj).demands] if show_demands else []
     images = [*references, *ctx.images]
     frame_ids = [*([-1] * len(references)), *ctx.frame_ids]
     parsed, completion = await caller.ask_rendered(

@@ -15,6 +15,7 @@ from eviseek.agents.eviseek.planner import Subtask, subtasks_from_items
 from eviseek.agents.eviseek.state import Episode
 from eviseek.agents.replies import CoverageReply, TriageReply
 from eviseek.types import Stage
+from eviseek.types.plans import CoverageCheck
 
 
 @dataclass
@@ -92,12 +93,12 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
     )
     reply = parsed.value
     decision = reply.decision if reply is not None else "continue"
-    record = {
-        "after_subtask": closed.id,
-        "covered": [d for d in (reply.covered if reply else []) if ep.plan.demand(d) is not None],
-        "decision": decision,
-        "note": reply.note if reply else "",
-    }
+    record = CoverageCheck(
+        after_subtask=closed.id,
+        covered=[d for d in (reply.covered if reply else []) if ep.plan.demand(d) is not None],
+        decision=decision,
+        note=reply.note if reply else "",
+    )
     if decision == "replan":
         if replans_left <= 0:
             ep.traj.log(
@@ -135,6 +136,6 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
                     at_step=ep.steps_used,
                     data={"dropped": dropped},
                 )
-    record["decision"] = decision
-    ep.traj.plan.setdefault("coverage", []).append(record)
+    record.decision = decision
+    ep.plan.coverage.append(record)
     return decision

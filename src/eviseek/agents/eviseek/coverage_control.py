@@ -28,14 +28,15 @@ from typing import Any, Literal
 from eviseek.agents.eviseek.answerer import feedback_note, informative
 from eviseek.agents.eviseek.curator import keep_current
 from eviseek.agents.eviseek.planner import Subtask, subtasks_from_items
-from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, seek
+from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, decision_record, seek
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import CoverageReply
 from eviseek.types import Stage
+from eviseek.types.plans import CoverageCheck, SeekerDecision
 
 Trigger = Literal["new_evidence", "seeker_done", "seeker_blocked", "plan_exhausted"]
 Verdict = Literal["continue", "replan", "stop"]
-ActFn = Callable[[Episode, Subtask, SeekDecision, dict[str, Any], WorkingMemory], Awaitable[None]]
+ActFn = Callable[[Episode, Subtask, SeekDecision, SeekerDecision, WorkingMemory], Awaitable[None]]
 
 
 @dataclass
@@ -62,7 +63,6 @@ async def run_with_coverage_control(ep: Episode, act: ActFn) -> None:
             continue
         verdict = await _run_subtask(ep, subtask, state, act)
         ep.board.bind(subtask.id, subtask.demand, ep.steps_used)
-        ep.sync_plan()
         if verdict == "stop":
             ep.traj.log(
                 "early_stop",
@@ -76,13 +76,12 @@ async def run_with_coverage_control(ep: Episode, act: ActFn) -> None:
                 at_step=ep.steps_used,
             )
             break
-    ep.traj.plan["covered"] = sorted(state.covered)
+    ep.plan.covered = sorted(state.covered)
 
 
 async def _run_subtask(ep: Episode, subtask: Subtask, state: CoverageState, act: ActFn) -> Verdict:
     """Work on ``subtask`` until the controller closes it; returns ``stop`` to end the episode."""
     subtask.status = "active"
-    ep.sync_plan()
     memory = WorkingMemory()
     decisions = 0
     while True:
@@ -96,21 +95,9 @@ async def _run_subtask(ep: Episode, subtask: Subtask, state: CoverageState, act:
             return "continue"
         decision = await seek(ep, subtask, memory)
         decisions += 1
-        record: dict[str, Any] = {
-            "index": len(ep.decisions()) + 1,
-            "subtask": subtask.id,
-            "intent": decision.intent,
-            "args": decision.args,
-            "target": decision.target,
-            "reasoning": decision.reasoning,
-            "fallback": decision.fallback,
-            "executed": 0,
-            "aborted": None,
-            "notes": [],
-        }
-        ep.decisions().append(record)
+        record = decision_record(ep, subtask, decision)
         if keep_current(ep, subtask, decision) is not None:  # split retention only
-            record["kept_current"] = True
+            record.kept_current = True
         if decision.intent in (DONE, BLOCKED):
             trigger: Trigger = "seeker_done" if decision.intent == DONE else "seeker_blocked"
             verdict = await _check(ep, state, subtask, trigger)
@@ -228,18 +215,17 @@ async def _check(ep: Episode, state: CoverageState, active: Subtask | None, trig
         verdict = "stop"
     if verdict == "replan":
         verdict = _replan(ep, state, active, reply, remaining)
-    ep.traj.plan.setdefault("coverage", []).append(
-        {
-            "after_subtask": active.id if active is not None else None,
-            "trigger": trigger,
-            "covered": sorted(state.covered),
-            "decision": verdict,
-            "proposed": reply.decision if reply is not None else None,
-            "note": reply.note if reply else "",
-            "at_step": ep.steps_used,
-        }
+    ep.plan.coverage.append(
+        CoverageCheck(
+            after_subtask=active.id if active is not None else None,
+            trigger=trigger,
+            covered=sorted(state.covered),
+            decision=verdict,
+            proposed=reply.decision if reply is not None else None,
+            note=reply.note if reply else "",
+            at_step=ep.steps_used,
+        )
     )
-    ep.sync_plan()
     return verdict
 
 

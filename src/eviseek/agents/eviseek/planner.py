@@ -6,67 +6,28 @@ and answer-agnostic. The second turns the demands into an ordered plan of subtas
 observable goal linked to the demand it serves. The plan's goals and links stay fixed for the
 episode; only statuses change (unless coverage-driven control replans what is left).
 
-The plan lives in ``Trajectory.plan``; its saved form is declared by
-:class:`eviseek.types.plans.EviSeekPlanRecord` (``demands``, ``subtasks``, ``mode`` and the logs).
+The plan is the episode's ``Trajectory.plan``, an :class:`eviseek.types.plans.EviSeekPlan`
+(``demands``, ``subtasks``, ``mode`` and the decision and coverage logs): the stages update that
+record in place, so the trajectory always holds the current plan.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, Field
-
 from eviseek.agents.replies import DemandsReply, PlanReply, SubtaskItem
 from eviseek.types import Stage, Trajectory
-from eviseek.types.plans import SubtaskStatus
+from eviseek.types.plans import Demand, EviSeekPlan, Subtask, SubtaskStatus
 
 Status = SubtaskStatus
 
-
-class Demand(BaseModel):
-    """One evidence demand."""
-
-    id: int
-    text: str
-
-
-class Subtask(BaseModel):
-    """One acquisition subtask: an observable goal serving one demand."""
-
-    id: int
-    goal: str
-    demand: int | None = None
-    """The demand it serves (``None`` in the no-demands ablation)."""
-    status: Status = "pending"
-    steps: list[int] = Field(default_factory=list)
-    """Indexes (``StepRecord.index``) of the atomic actions executed for it."""
-
-
-class Plan(BaseModel):
-    """Demands, subtasks and mode; mirrored into ``Trajectory.plan`` after every change."""
-
-    demands: list[Demand] = Field(default_factory=list)
-    subtasks: list[Subtask] = Field(default_factory=list)
-    mode: str = "active"
-
-    def demand(self, demand_id: int | None) -> Demand | None:
-        """The demand with this id, if any."""
-        return next((d for d in self.demands if d.id == demand_id), None)
-
-    def next_pending(self) -> Subtask | None:
-        """The first subtask not yet started."""
-        return next((s for s in self.subtasks if s.status == "pending"), None)
-
-    def sync(self, trajectory: Trajectory, **extra: Any) -> None:
-        """Write the plan into ``trajectory.plan`` (keeping other keys the agent stored there)."""
-        trajectory.plan.update(
-            {
-                "demands": [d.model_dump() for d in self.demands],
-                "subtasks": [s.model_dump() for s in self.subtasks],
-                "mode": self.mode,
-                **extra,
-            }
-        )
+__all__ = [
+    "Demand",
+    "EviSeekPlan",
+    "Status",
+    "Subtask",
+    "demands_from_reply",
+    "plan_from_reply",
+    "subtasks_from_items",
+]
 
 
 def demands_from_reply(

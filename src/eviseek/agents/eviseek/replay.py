@@ -58,7 +58,7 @@ async def replay_answer(
     traj.model = model.name
     traj.calls = [c for c in trajectory.calls if c.stage not in (Stage.ANSWER, Stage.FORCED_CHOICE)]
     traj.events = list(trajectory.events)
-    traj.plan = dict(trajectory.plan)
+    traj.plan = trajectory.plan.model_copy(deep=True)
     traj.config = {**trajectory.config, "replay_memory": memory, "replayed_from": trajectory.episode_id}
     images = [traj.initial_image] if traj.initial_image is not None else []
     images += [s.image for s in traj.steps if s.image is not None]
@@ -82,7 +82,7 @@ async def replay_answer(
         at_step=len(traj.steps),
         guarded=cfg.guarded_answer,
     )
-    mode = trajectory.result.mode if trajectory.result is not None else traj.plan.get("mode")
+    mode = trajectory.result.mode if trajectory.result is not None else traj.plan.mode
     # wall_time_s counts this replay only: the exploration was not re-run.
     finish(traj, question, answer=answer, raw_answer=raw, mode=mode, started=started)
     return traj

@@ -18,6 +18,7 @@ from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import SeekReply
 from eviseek.types import Stage
+from eviseek.types.plans import SeekerDecision
 
 DONE = "DONE"
 BLOCKED = "BLOCKED"
@@ -55,6 +56,25 @@ def fallback_decision(ep: Episode) -> SeekDecision:
     if viewpoint:
         return SeekDecision(intent=viewpoint[0], fallback=True)
     return SeekDecision(intent=BLOCKED, reasoning="no camera intent is available", fallback=True)
+
+
+def decision_record(ep: Episode, subtask: Subtask, decision: SeekDecision) -> SeekerDecision:
+    """Log ``decision`` in the plan (``ep.plan.decisions``) and return its record, which the
+    executing stage fills in (intent compiled, actions run, why it stopped)."""
+    record = SeekerDecision(
+        index=len(ep.plan.decisions) + 1,
+        subtask=subtask.id,
+        intent=decision.intent,
+        args=decision.args,
+        target=decision.target,
+        reasoning=decision.reasoning,
+        fallback=decision.fallback,
+        executed=0,
+        aborted=None,
+        notes=[],
+    )
+    ep.plan.decisions.append(record)
+    return record
 
 
 def classify(intent: str) -> str:

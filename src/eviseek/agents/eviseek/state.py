@@ -9,7 +9,7 @@ from eviseek.agents.common import StageCaller, contract_metadata
 from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import EviSeekConfig
 from eviseek.agents.eviseek.intents import IntentLibrary
-from eviseek.agents.eviseek.planner import Plan, Subtask
+from eviseek.agents.eviseek.planner import EviSeekPlan, Subtask
 from eviseek.agents.eviseek.pose import PoseTracker
 from eviseek.envs.base import AsyncEnv
 from eviseek.types import ActionSpec, Image, Question, Trajectory
@@ -44,7 +44,8 @@ class Episode:
     library: IntentLibrary
     view: Image
     frame_id: int
-    plan: Plan = field(default_factory=Plan)
+    plan: EviSeekPlan
+    """The trajectory's plan record (``traj.plan``, the same object), updated in place."""
     board: EvidenceBoard = field(default_factory=EvidenceBoard)
     pose: PoseTracker = field(default_factory=PoseTracker)
     references: list[Image] = field(default_factory=list)
@@ -79,12 +80,3 @@ class Episode:
             return None
         d = self.plan.demand(subtask.demand)
         return d.model_dump() if d is not None else None
-
-    def decisions(self) -> list[dict[str, Any]]:
-        """The decision log kept in ``traj.plan["decisions"]``."""
-        out: list[dict[str, Any]] = self.traj.plan.setdefault("decisions", [])
-        return out
-
-    def sync_plan(self) -> None:
-        """Mirror the plan into the trajectory."""
-        self.plan.sync(self.traj)

@@ -34,6 +34,7 @@ from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Action, Image, Observation, Question, Stage, StepRecord, Trajectory
+from eviseek.types.plans import FrontierMap, FrontierPlan, FrontierStretch
 
 _HINT_BEARING = {"ahead": 0.0, "left": 90.0, "right": -90.0, "behind": 180.0}
 
@@ -104,6 +105,7 @@ class FrontierAgent:
         """Run one episode and return its trajectory."""
         cfg = self.config
         started = time.perf_counter()
+        plan = FrontierPlan(mode="active", stretches=[])
         obs, traj, caller = await start_episode(
             self.name,
             self.kind,
@@ -112,7 +114,7 @@ class FrontierAgent:
             question,
             model,
             seed=seed,
-            plan={"mode": "active", "stretches": []},
+            plan=plan,
         )
         legal = await env.legal_actions()
         names = {s.name for s in legal}
@@ -159,8 +161,8 @@ class FrontierAgent:
             actions, why = self._stretch(
                 run, frontiers, reply.direction if reply else "", min(remaining, cfg.stretch_steps)
             )
-            traj.plan["stretches"].append(
-                {"index": stretch, "at_step": len(traj.steps), "target": why, "actions": len(actions)}
+            plan.stretches.append(
+                FrontierStretch(index=stretch, at_step=len(traj.steps), target=why, actions=len(actions))
             )
             if not actions:
                 traj.log(
@@ -172,8 +174,8 @@ class FrontierAgent:
                     answer_raw = reply.answer
                 break
             await self._walk(env, run, actions, "FRONTIER", stretch)
-        traj.plan["ended_by"] = ended_by
-        traj.plan["map"] = {**run.seen.counts(), "scans": run.scans, "resolution_m": run.seen.resolution}
+        plan.ended_by = ended_by
+        plan.map = FrontierMap(**run.seen.counts(), scans=run.scans, resolution_m=run.seen.resolution)
         answer, raw = await resolve_answer(
             caller,
             question,

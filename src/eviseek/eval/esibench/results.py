@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from eviseek.errors import ConfigError
 from eviseek.eval.esibench.rules import as_dict
 from eviseek.types import Action, Feedback, Image, ModelCall, Question, StepRecord, Trajectory
+from eviseek.types.plans import ESIBenchOfficialOutcome, ESIBenchOfficialPlan
 
 ANSWER_SUFFIX = "_answer.json"
 
@@ -120,13 +121,22 @@ def trajectory_of(
     if last_image is not None:
         traj.answer_images = [last_image]
         traj.answer_frame_ids = [frame]
-    traj.plan = {
-        "ended_by": final.get("stopped_by"),
-        "mode": "active",
-        "official": {k: data.get(k) for k in ("correct", "soft_score", "stopped_by") if k in data}
-        | {"final_answer": final},
-    }
+    traj.plan = ESIBenchOfficialPlan(
+        ended_by=final.get("stopped_by"),
+        mode="active",
+        official=ESIBenchOfficialOutcome.model_validate(
+            {k: data.get(k) for k in ("correct", "soft_score", "stopped_by") if k in data}
+            | {"final_answer": final}
+        ),
+    )
     return traj
+
+
+def _official(traj: Trajectory) -> ESIBenchOfficialOutcome:
+    """The official outcome :func:`trajectory_of` recorded in the plan."""
+    if not isinstance(traj.plan, ESIBenchOfficialPlan):
+        raise TypeError(f"{traj.episode_id} was not imported from ESI-Bench's answer files")
+    return traj.plan.official
 
 
 def _validate(data: dict[str, Any]) -> None:
@@ -196,13 +206,14 @@ def import_results(
                 continue
             seen[question.id] = file
             models.add(traj.model)
-            answer = traj.plan["official"]["final_answer"].get("answer")
+            official_record = _official(traj)
+            answer = official_record.final_answer.get("answer")
             traj.result = traj.make_result(question, raw_answer=None if answer is None else str(answer))
             traj.result = score_trajectory(traj, question)
             traj.save(episode_dir(out, agent, question.id))
             store.add(traj.result)
             report.imported += 1
-            official = traj.plan["official"].get("correct")
+            official = official_record.correct
             if official is not None and bool(official) != bool(traj.result.correct):
                 report.disagreements.append(question.id)
     from eviseek.eval.config import RunConfig, save_config
