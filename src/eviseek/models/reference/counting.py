@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from eviseek.models.reference.shapes import classify
+from eviseek.models.reference.shapes import CURVED, FLAT_FACED, classify
 from eviseek.models.reference.task import HEIGHTS_SHOW, Task
 from eviseek.models.reference.verdict import Verdict
 from eviseek.models.reference.views import best_view, oblique, quality
@@ -62,9 +62,6 @@ NEAR_BEST = 0.9
 """Views whose quality is at least this share of the best view's take part in a count. Ours: at
 0.5 the views passed while tilting down took part and over-counted Structural Enclosure on the
 tuning seeds 300-302 (single-model trajectories: 8 of 18 right with 0.5, 11 with 0.9)."""
-
-FLAT_FACED = ("cube", "pyramid")
-CURVED = ("cylinder", "ball", "cone")
 
 
 def solve_count(task: Task, views: list[View]) -> Verdict:

@@ -92,6 +92,13 @@ def seek_intent(
             )
         return Intent("DONE", reasoning="the question is about the first view, which is in hand")
     if routine == "first":
+        # A glance aside and back: the view after it is the first one again, and kept as evidence.
+        if tried == 0 and "FACE" in offered:
+            return Intent("FACE", {"direction": "left", "degrees": 15}, reasoning="a glance aside")
+        if tried == 1 and "FACE" in offered:
+            return Intent(
+                "FACE", {"direction": "right", "degrees": 15}, reasoning="back to the first view, to keep it"
+            )
         return Intent("DONE", reasoning="the question is about the first view exactly as it was")
     if routine == "turn_round":
         return _turn_round_intent(offered, tried)

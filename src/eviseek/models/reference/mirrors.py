@@ -34,12 +34,13 @@ def look_alikes_and_reflection(task: Task, view: View) -> tuple[list[Blob], Blob
 
 
 def solve_reflected(task: Task, views: list[View]) -> Verdict:
-    """Which look-alike the mirror shows, from the first view that shows all four blobs."""
-    for k, view in enumerate(views):
-        found = look_alikes_and_reflection(task, view)
-        if found is None:
-            continue
-        objects, image = found
+    """Which look-alike the mirror shows, from the view that shows all four blobs with the middle
+    look-alike nearest the centre (the first view, or a return to it)."""
+    shown = [(k, found) for k, v in enumerate(views) if (found := look_alikes_and_reflection(task, v))]
+    if shown:
+        k, (objects, image) = min(
+            shown, key=lambda kf: (abs(kf[1][0][1].centroid[0] - views[kf[0]].width / 2), kf[0])
+        )
         # The question's first view looks straight at the middle one; measured from it, the
         # reflection lies as many times nearer the middle as it is smaller than the objects.
         middle = objects[1].centroid[0]

@@ -13,9 +13,8 @@ import itertools
 import numpy as np
 from scipy import ndimage
 
-from eviseek.models.reference.counting import CURVED, FLAT_FACED
 from eviseek.models.reference.ground import ground_point
-from eviseek.models.reference.shapes import classify
+from eviseek.models.reference.shapes import CURVED, FLAT_FACED, classify
 from eviseek.models.reference.task import Task
 from eviseek.models.reference.verdict import Verdict
 from eviseek.models.reference.vision import Blob, View

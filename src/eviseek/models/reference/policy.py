@@ -22,9 +22,9 @@ A routine is a short recipe for an informative view, chosen by the kind of quest
   down, where an object inside shows within the jar's footprint and one behind it outside.
 * ``still``: no move at all, for questions about the first view itself (is this object seen in
   the mirror?); moving would only lose the view the question means.
-* ``first``: no move at all, not even a glance: the answer rests on the first view exactly as it
-  was (with the reference images taken from the same pose), which EviSeek's answerer gets as
-  context when nothing else was kept.
+* ``first``: the answer rests on the first view exactly as it was (with the reference images
+  taken from the same pose): Single-model does not move; EviSeek glances aside and back, so that
+  the view it returns to (the first one again) is kept as evidence.
 * ``turn_round``: turn in place to face the objects a mirror showed behind the camera, tilt down
   and sweep across them, so that each is seen directly while the camera stays where it stood.
 * ``look``: a short scan, for questions the policy cannot measure.

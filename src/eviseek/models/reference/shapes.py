@@ -17,6 +17,10 @@ from __future__ import annotations
 from eviseek.models.reference.vision import Blob
 
 SHAPES: tuple[str, ...] = ("cube", "cylinder", "ball", "cone", "pyramid")
+FLAT_FACED = ("cube", "pyramid")
+"""Shapes made of flat faces, each rendering in one uniform shade."""
+CURVED = ("cylinder", "ball", "cone")
+"""Shapes with curved surfaces, rendering as gradients."""
 
 # cue: (weight, spread). Distances are sums of ((value - prototype) / spread)^2 * weight.
 _CUES: dict[str, tuple[float, float]] = {

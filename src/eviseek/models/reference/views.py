@@ -7,6 +7,7 @@ import numpy as np
 from eviseek.models.reference.cloth import measure
 from eviseek.models.reference.glass import look
 from eviseek.models.reference.mirrors import direct_view, look_alikes_and_reflection
+from eviseek.models.reference.path import robot_at
 from eviseek.models.reference.task import ObjectRef, Task
 from eviseek.models.reference.vision import Blob, View
 
@@ -99,8 +100,10 @@ def quality(task: Task, view: View) -> float:
     if task.kind == "mirror_closer":
         return 1.0 if any(direct_view(r, [view]) for r in task.objects[:2]) else 0.0
     if task.kind == "path_count":
-        # Only the first view, taken from the reference images' pose, places objects on the path.
-        return 0.0
+        # Worth keeping when it shows the robot and the asked colour; the solver itself picks the
+        # view taken from the reference images' pose among those kept.
+        has_kind = bool(task.objects) and bool(view.of(task.objects[0].color))
+        return 1.0 if has_kind and robot_at(view) is not None else 0.0
     if task.kind == "unknown":
         return 0.1
     if task.kind == "order":
