@@ -16,7 +16,7 @@ def main() -> None:
     sys.path[:] = list(setup["sys_path"])
     from multiprocessing.connection import Connection
 
-    from eviseek.eval.envpool import worker_main
+    from eviseek.eval.envprocess import worker_main
 
     worker_main(Connection(int(setup["fd"])), list(setup["plugins"]))
 
