@@ -87,6 +87,7 @@ def _alias(server: OpenAITestServer, out: Path, *extra: str) -> Any:
             "--concurrency", "1",
             "--image-format", "jpeg",
             "--no-progress",
+            "--timeout", "30",
             *extra,
         ],
     )  # fmt: skip
@@ -128,7 +129,8 @@ def test_autotool_eval_alias_failures_resume_recovery_and_report(tmp_path: Path)
 
     run = json.loads((out / "run.json").read_text())
     assert run["agents"] == ["autotool"] and run["dataset"] == "synthetic:3:640"
-    assert run["agent_config"]["max_pixels"] == 100_000 and run["model_args"]["image_format"] == "jpeg"
+    assert run["agent_config"]["max_pixels"] == 100_000
+    assert run["model_args"] == {"max_pixels": 100_000, "image_format": "jpeg", "timeout_s": 30.0}
     summary = json.loads((out / "autotool_summary.json").read_text())
     assert summary["overall"]["n"] == 3 and summary["overall"]["tool_on_share"] == 1.0
 

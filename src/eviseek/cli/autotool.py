@@ -56,7 +56,7 @@ def eval_cmd(
         None, "--api-key-env", help="Name of the environment variable holding the API key"
     ),
     timeout: float | None = typer.Option(
-        None, "--timeout", help="Seconds per model request (the provider's; episodes time out after 600 s)"
+        None, "--timeout", help="openai/ only: seconds per model request (episodes time out after 600 s)"
     ),
     image_format: str = typer.Option(
         "png", "--image-format", help="openai/ only: png (lossless) or jpeg (tens of times faster to encode)"
@@ -93,12 +93,12 @@ def eval_cmd(
         "seed": seed,
     }
     model_args: dict[str, Any] = {}
-    if timeout is not None:
-        model_args["timeout"] = timeout
     if model.startswith("openai/"):
         # The env already caps the shown image; the provider must not shrink it again, or the
         # model's box coordinates would refer to a frame the program does not know.
         model_args.update(max_pixels=max_pixels, image_format=image_format)
+        if timeout is not None:
+            model_args["timeout_s"] = timeout  # the provider's per-request timeout
     with cli_errors(run_dir):
         config = new_run_config(
             agents=["autotool"],
