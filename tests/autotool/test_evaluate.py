@@ -145,6 +145,7 @@ def test_grounding_boxes_are_mapped_from_the_shown_frame(refcoco_parquet: Path, 
     out = tmp_path / "run"
     _run(f"refcoco:{refcoco_parquet}", out, ScriptedModel(ground, name="scripted/policy"))  # worker processes
     rows = {r.question_id: r for r in load_results(out)}
+    assert {r.family for r in rows.values()} == {"refcoco"}  # the benchmark's name, not "grounding"
     assert rows["r0"].correct and (rows["r0"].score or 0) > 0.9
     assert not rows["r1"].correct and (rows["r1"].score or 0) == pytest.approx(0.4, abs=0.02)
     assert _summary(out).headline["mean_iou"] > 0.6

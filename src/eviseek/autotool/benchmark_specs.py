@@ -10,7 +10,9 @@ benchmarks) and ``synthetic:N[:WIDTH]``. OPTIONS, joined by ``&``:
 
 Every question is hosted by ``eviseek/ImageZoom-v0`` and scored by the AutoTool rules
 (:func:`eviseek.autotool.scoring.score_episode_answer`); ``metadata["autotool_kind"]`` names the
-benchmark's kind, which picks its headline metrics (:mod:`eviseek.autotool.metrics`).
+benchmark's kind, which picks its headline metrics (:mod:`eviseek.autotool.metrics`), and the
+question's family names the benchmark (grounding questions take the spec's name, ``refcoco``,
+``refcoco+`` or ``refcocog``, so the report keeps the three apart).
 
 Images embedded in the files (parquet bytes, base64 in TSVs) are written once, named by content
 hash, under ``$EVISEEK_CACHE_DIR/autotool_images`` (default ``~/.cache/eviseek``); the run
@@ -64,6 +66,8 @@ def load_autotool_benchmark(name: str, arg: str) -> list[Question]:
     kind: DatasetKind
     kind, questions = load_benchmark(f"{name}:{path}", image_cache_dir(), seed=seed, shuffle_vstar=shuffle)
     for q in questions:
+        if kind == "grounding" and name != "grounding":
+            q.family = name  # refcoco, refcoco+ or refcocog: reported as separate benchmarks
         q.env_id = ENV_ID
         q.metadata = {**q.metadata, "scorer": SCORER, KIND_KEY: kind}
     return questions
