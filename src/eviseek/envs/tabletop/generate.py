@@ -32,7 +32,7 @@ from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
 from eviseek.types.question_file import GENERATED_IMAGE_DIR, read_questions, write_questions
 
-GENERATOR_VERSION = 7
+GENERATOR_VERSION = 8
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
 ENV_ID = "eviseek/Tabletop-v0"
@@ -120,11 +120,21 @@ class QuestionBuilder:
         """Support grade of the initial view alone (the sim must hold the episode's start state)."""
         return self.first_view_grader(family, spec, metadata, sim).grade([0])
 
-    def build(self, family: TaskFamily, seed: int, index: int, *, render_images: bool = True) -> Question:
-        """Question ``index`` of ``family`` for ``seed``."""
+    def build(
+        self,
+        family: TaskFamily,
+        seed: int,
+        index: int,
+        *,
+        render_images: bool = True,
+        designs: tuple[str, ...] | None = None,
+    ) -> Question:
+        """Question ``index`` of ``family`` for ``seed``; ``designs`` (a subset of the family's)
+        replaces the cycle of designs question ``index`` draws from."""
         rng = draft_rng(seed, family.slug, index)
         tries = MAX_TRIES if family.hide_from_first_view else 1
-        want = family.designs[index % len(family.designs)] if family.designs else None
+        cycle = designs or family.designs
+        want = cycle[index % len(cycle)] if cycle else None
         for attempt in range(tries):
             draft = family.draft_design(rng, want)
             spec = draft.scene
@@ -286,12 +296,16 @@ def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Questi
 
 def generate_paper_split(seed: int, *, width: int = 320, height: int = 240) -> list[Question]:
     """Every subcategory in proportion to ESI-Bench's #Q (:func:`.paper_split.paper_counts`)."""
-    from eviseek.envs.tabletop.paper_split import paper_counts
+    from eviseek.envs.tabletop.paper_split import PAPER_DESIGNS, paper_counts
 
     fams = all_families()
     counts = paper_counts(slugs=[f.slug for f in fams])
     builder = QuestionBuilder(width=width, height=height)
     try:
-        return [builder.build(f, seed, i) for f in fams for i in range(counts.get(f.slug, 0))]
+        return [
+            builder.build(f, seed, i, designs=PAPER_DESIGNS.get(f.slug))
+            for f in fams
+            for i in range(counts.get(f.slug, 0))
+        ]
     finally:
         builder.close()

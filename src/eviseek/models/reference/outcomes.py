@@ -28,6 +28,21 @@ def solve_overflow(task: Task, text: str) -> Verdict:
     return Verdict("yes" if over else "no", 0.95, None, f"pouring reported overflowed={over}")
 
 
+def solve_capacity(task: Task, text: str) -> Verdict:
+    """Which container holds more, from the last pour of a filled container into the other: the
+    poured one holds more when the other overflowed."""
+    over = _last_flag(text, "overflowed")
+    sources = re.findall(r"\bsource=([a-z]+_[a-z]+)", text)
+    names = [o.name for o in task.objects]
+    if over is None or not sources or sources[-1] not in names or len(names) != 2:
+        return Verdict(None, 0.0, reason="no filled container has been poured into the other yet")
+    src = sources[-1]
+    other = next(n for n in names if n != src)
+    pick = src if over else other
+    answer = next((o for o in task.options if o.lower() == pick), pick)
+    return Verdict(answer, 0.95, None, f"pouring {src} reported overflowed={over}")
+
+
 def solve_slide(task: Task, text: str) -> Verdict:
     slid = _last_flag(text, "slid")
     if slid is None:

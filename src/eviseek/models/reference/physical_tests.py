@@ -59,6 +59,21 @@ def test_action(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str
         src, dst = _choice(specs, "pour", "object", objs[0]), _choice(specs, "pour", "target", objs[1])
         if src and dst:
             return "pour", {"object": src, "target": dst}, "pour it and see whether anything spills"
+    if task.kind == "capacity" and len(objs) >= 2 and {"fill", "pour"} <= names:
+        if "overflowed=" in text:
+            return None
+        first, second = objs[0], objs[1]
+        if "fill: ok" not in text and "already full" not in text:
+            obj = _choice(specs, "fill", "object", first)
+            if obj:
+                return "fill", {"object": obj}, "fill it to the brim with water"
+        src, dst = _choice(specs, "pour", "object", first), _choice(specs, "pour", "target", second)
+        if src and dst:
+            return (
+                "pour",
+                {"object": src, "target": dst},
+                "pour the full one into the other and see whether it spills",
+            )
     if task.kind == "slide" and objs and "put_on_slope" in names:
         if "slid=" in text:
             return None

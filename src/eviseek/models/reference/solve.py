@@ -31,7 +31,13 @@ from eviseek.models.reference.looks import (
     solve_shape,
 )
 from eviseek.models.reference.mirrors import solve_mirror_closer, solve_reflected
-from eviseek.models.reference.outcomes import solve_fit, solve_overflow, solve_slide, solve_stack
+from eviseek.models.reference.outcomes import (
+    solve_capacity,
+    solve_fit,
+    solve_overflow,
+    solve_slide,
+    solve_stack,
+)
 from eviseek.models.reference.path import solve_path_count
 from eviseek.models.reference.task import Task
 from eviseek.models.reference.verdict import Verdict, default_answer, nearest_option
@@ -74,6 +80,7 @@ def _solve_unknown(task: Task, views: list[View]) -> Verdict:
 _TEXT_SOLVERS = {  # physical tests: the outcome is reported in words
     "fit": solve_fit,
     "overflow": solve_overflow,
+    "capacity": solve_capacity,
     "slide": solve_slide,
     "stack": solve_stack,
 }

@@ -26,6 +26,7 @@ TaskKind = Literal[
     "count",
     "fit",
     "overflow",
+    "capacity",
     "slide",
     "stack",
     "moved",
@@ -45,7 +46,7 @@ HEIGHTS_SHOW = "where heights show"
 stage that reads it (with no advice text of its own) knows the count is of cubes among taller
 look-alikes."""
 
-TEST_KINDS: tuple[str, ...] = ("fit", "overflow", "slide", "stack")
+TEST_KINDS: tuple[str, ...] = ("fit", "overflow", "capacity", "slide", "stack")
 """Kinds settled by a physical test whose outcome the environment reports in words."""
 
 NOUNS: dict[str, str] = {
@@ -232,6 +233,8 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
         kind = "shape"
     elif "fit inside" in low or "fit into" in low or "fits inside" in low:
         kind = "fit"
+    elif "holds more" in low or "hold more" in low or "larger volume" in low:
+        kind = "capacity"
     elif "overflow" in low or "spill" in low:
         kind = "overflow"
     elif ("slope" in low or "ramp" in low) and any(w in low for w in ("slid", "stay", "still")):
@@ -261,7 +264,7 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
         kind = "size"
         prefer_smaller = "smaller" in low or "smallest" in low
     objects = things
-    if kind in ("size", "distance", "moved", "stack", "order") and options:
+    if kind in ("size", "distance", "moved", "stack", "order", "capacity") and options:
         # The candidates are the options; the question text names them too, but options are exact.
         cands = [option_ref(o) for o in options]
         if all(c is not None for c in cands):

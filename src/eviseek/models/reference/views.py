@@ -110,7 +110,7 @@ def quality(task: Task, view: View) -> float:
         # A pile is read from the side: the more named layers one low view shows, the better.
         layers = len(pile(view, task.objects)) / max(1, min(3, len(task.objects)))
         return min(1.0, layers) * (1.0 if not view.steep else 0.4)
-    if task.kind in ("fit", "overflow", "slide", "stack"):
+    if task.kind in ("fit", "overflow", "capacity", "slide", "stack"):
         frac = visible_fraction(task, view)
         return 0.5 * frac
     frac = visible_fraction(task, view)

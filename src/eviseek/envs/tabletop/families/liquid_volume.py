@@ -1,20 +1,36 @@
-"""Physical Structure / Liquid Volume: will water poured from one container overflow another?
+"""Physical Structure / Liquid Volume: how much water two containers hold, tested with water.
 
-Scene: a source container holding water and an empty target of the other build (a tall narrow
-cup versus a wide shallow bowl), so volumes are hard to compare by eye. The water is 70-88 per
-cent of the target's capacity (no overflow) or 115-140 per cent (overflow); the target's depth is
-solved for from the water's volume. Liquid is
-simulated state drawn as a translucent slab at the level its volume implies (``ObjectSpec.state``:
-``liquid_ml``); a spill is drawn as a puddle beside the target.
+Two question forms, alternating by design (``designs``), both over a tall narrow cup and a wide
+shallow bowl, whose volumes are hard to compare by eye:
 
-Action ``pour(object=source, target=container)`` moves the source's water into the target up to
-the rim; the rest spills. Feedback: ``poured_ml``, ``spilled_ml``, ``overflowed`` and both levels.
+* **overflow** (ours): the source holds water, the target is empty; "if all the water is poured
+  into the target, will it overflow?". The water is 70-88 per cent of the target's capacity (no)
+  or 115-140 per cent (yes); the target's depth is solved for from the water's volume.
+* **capacity** (ESI-Bench's form: all 136 of its Liquid Volume questions ask which of two
+  containers has the larger volume): both containers are empty; "which holds more water when
+  filled to the brim?", answered with a container's name. The larger capacity is 1.15-1.4 times
+  the smaller; which build is larger is a coin flip, and the design puts the answer first or
+  second among the options.
 
-Ground truth: by running ``pour`` in the simulator: ``yes`` when water spilled.
+Liquid is simulated state drawn as a translucent slab at the level its volume implies
+(``ObjectSpec.state``: ``liquid_ml``); a spill is drawn as a puddle beside the target.
 
-Decisive evidence (3 pieces): both containers visible (>= 50% of their unoccluded area), and
-either a frame after a ``pour`` into the target that shows the target, or a frame showing both
-containers at depths within 15 per cent of each other (a side-by-side comparison).
+Actions: ``pour(object=source, target=container)`` moves the source's water into the target up to
+the rim; the rest spills (feedback: ``poured_ml``, ``spilled_ml``, ``overflowed``, ``source`` and
+both levels). In the capacity form ``fill(object)`` also fills a container with water up to its
+brim (the paper's "fill obj with water"; feedback names no volume, what it shows is the water);
+filling a full container fails. The overflow form does not offer ``fill``: filling would change
+its premise (the water to pour is given).
+
+Ground truth, by running the agent's own actions in the simulator: overflow form, ``pour``;
+``yes`` when water spilled. Capacity form, ``fill`` the first option and ``pour`` it into the
+second: the first holds more when it overflows.
+
+Decisive evidence (3 pieces): both containers visible (>= 50% of their unoccluded area), and in
+the overflow form either a frame after a ``pour`` into the target that shows the target or a
+frame showing both containers at depths within 15 per cent of each other (a side-by-side
+comparison); in the capacity form a frame after a successful ``pour`` (one of a filled container)
+into either container that shows the container poured into.
 """
 
 from __future__ import annotations
@@ -23,12 +39,22 @@ from typing import Any
 
 import numpy as np
 
-from eviseek.envs.tabletop.families._common import CAMERA_GUIDANCE, colors, orbit_pose, unit, yes_no_contract
+from eviseek.envs.tabletop.families._common import (
+    CAMERA_GUIDANCE,
+    colors,
+    option_contract,
+    orbit_pose,
+    unit,
+    yes_no_contract,
+)
 from eviseek.envs.tabletop.families._physical import container
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import AnyOf, Evidence, OutcomeEvidence, ViewEvidence
 from eviseek.types import Action, ActionSpec, Feedback
+
+CAPACITY_DESIGNS = ("larger-first", "larger-second")
+"""Designs of the capacity form: the container that holds more is the first or second option."""
 
 
 def pour(world: World, source: str, target: str) -> Feedback:
@@ -57,11 +83,44 @@ def pour(world: World, source: str, target: str) -> Feedback:
             "poured_ml": round(moved, 1),
             "spilled_ml": round(spilled, 1),
             "overflowed": overflowed,
+            "source": source,
             "levels_cm": {
                 source: round(100 * sim.liquid_level(source), 1),
                 target: round(100 * sim.liquid_level(target), 1),
             },
         },
+    )
+
+
+def fill(world: World, name: str) -> Feedback:
+    """Fill container ``name`` with water up to its brim (the paper's "fill obj with water").
+
+    The feedback names no volume: how much went in is what the filled container shows.
+    """
+    sim = world.sim
+    capacity = sim.capacity_ml(name)
+    if float(world.scene.object(name).state.get("liquid_ml", 0.0)) >= capacity - 1e-6:
+        return Feedback(operation="fill", success=False, reason=f"{name} is already full to the brim")
+    sim.set_liquid(name, capacity)
+    return Feedback(operation="fill", success=True, reason=f"filled {name} with water up to its brim")
+
+
+def _layout(rng: np.random.Generator) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """Heading, centre and the two containers' spots: one nearer the first view than the other,
+    and apart sideways, so a side-by-side view at equal depths needs a move."""
+    heading = float(rng.uniform(0, 360))
+    fwd, side = unit(heading), unit(heading + 90)
+    centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
+    depth = float(rng.uniform(0.15, 0.25)) * float(rng.choice([-1.0, 1.0]))
+    return heading, centre, centre + fwd * depth / 2 + side * 0.1, centre - fwd * depth / 2 - side * 0.1
+
+
+def _camera(rng: np.random.Generator, heading: float, centre: np.ndarray) -> Any:
+    return orbit_pose(
+        (float(centre[0]), float(centre[1]), 0.05),
+        heading + 180,
+        float(rng.uniform(6, 12)),
+        float(rng.uniform(0.6, 0.75)),
     )
 
 
@@ -71,8 +130,23 @@ class LiquidVolumeFamily(TaskFamily):
     family = "Physical Structure"
     subcategory = "Liquid Volume"
     slug = "liquid_volume"
+    designs = ("overflow-yes", "larger-first", "overflow-no", "larger-second")
+    """The two forms alternate (a two-question split holds one of each) with their answers
+    balanced exactly."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
+        return self.draft_design(rng, str(rng.choice(self.designs)))
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        if design is None:
+            return self.generate(rng)
+        if design in CAPACITY_DESIGNS:
+            return self._capacity(rng, larger_first=design == "larger-first")
+        if design not in ("overflow-yes", "overflow-no"):
+            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        return self._overflow(rng, overflow=design == "overflow-yes")
+
+    def _overflow(self, rng: np.random.Generator, *, overflow: bool) -> TaskDraft:
         cols = colors(rng, 2)
         # The source's build is drawn first and its water fixed; the target's depth is then solved
         # for so that the water is 70-88% (fits) or 115-140% (overflows) of the target's capacity.
@@ -84,7 +158,6 @@ class LiquidVolumeFamily(TaskFamily):
         else:
             src_inner = (wide_fp, wide_fp, float(rng.uniform(0.035, 0.05)))
         ml = src_inner[0] * src_inner[1] * src_inner[2] * 1e6 * float(rng.uniform(0.6, 0.85))
-        overflow = bool(rng.integers(2))
         capacity = ml / (float(rng.uniform(1.15, 1.4)) if overflow else float(rng.uniform(0.7, 0.88)))
         if source_tall:
             fp = wide_fp
@@ -92,12 +165,7 @@ class LiquidVolumeFamily(TaskFamily):
             # A cup 10-15 cm deep where the footprint allows; its depth follows from the capacity.
             fp = float(np.clip(np.sqrt(capacity * 1e-6 / rng.uniform(0.1, 0.15)), 0.045, 0.08))
         dst_inner = (fp, fp, capacity * 1e-6 / (fp * fp))
-        heading = float(rng.uniform(0, 360))
-        fwd, side = unit(heading), unit(heading + 90)
-        centre = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
-        depth = float(rng.uniform(0.15, 0.25)) * float(rng.choice([-1.0, 1.0]))
-        s_xy = centre + fwd * depth / 2 + side * 0.1
-        d_xy = centre - fwd * depth / 2 - side * 0.1
+        heading, centre, s_xy, d_xy = _layout(rng)
         # Named by build, not by role: the tall one is a cup, the wide one a bowl.
         src_cat = "cup" if source_tall else "bowl"
         dst_cat = "bowl" if src_cat == "cup" else "cup"
@@ -118,14 +186,10 @@ class LiquidVolumeFamily(TaskFamily):
             category=dst_cat,
             yaw=heading,
         )
-        camera = orbit_pose(
-            (float(centre[0]), float(centre[1]), 0.05),
-            heading + 180,
-            float(rng.uniform(6, 12)),
-            float(rng.uniform(0.6, 0.75)),
-        )
+        camera = _camera(rng, heading, centre)
         sn, dn = src.name.replace("_", " "), dst.name.replace("_", " ")
         return TaskDraft(
+            design="overflow-yes" if overflow else "overflow-no",
             scene=SceneSpec(objects=[src, dst], camera=camera),
             text=f"If all the water in the {sn} is poured into the {dn}, will the {dn} overflow?",
             contract=yes_no_contract(),
@@ -135,6 +199,7 @@ class LiquidVolumeFamily(TaskFamily):
                 "the water and reports whether any spilled. " + CAMERA_GUIDANCE
             ),
             metadata={
+                "form": "overflow",
                 "source": src.name,
                 "target": dst.name,
                 "ml": round(ml, 1),
@@ -142,35 +207,149 @@ class LiquidVolumeFamily(TaskFamily):
             },
         )
 
+    def _capacity(self, rng: np.random.Generator, *, larger_first: bool) -> TaskDraft:
+        cols = colors(rng, 2)
+        # The bowl is drawn first; the cup's capacity is the bowl's times or over 1.15-1.4 (a coin
+        # says which build holds more), and its depth follows from a 4.5-7.5 cm footprint.
+        bowl_fp = float(rng.uniform(0.09, 0.12))
+        bowl_inner = (bowl_fp, bowl_fp, float(rng.uniform(0.03, 0.05)))
+        bowl_ml = bowl_inner[0] * bowl_inner[1] * bowl_inner[2] * 1e6
+        ratio = float(rng.uniform(1.15, 1.4))
+        cup_larger = bool(rng.integers(2))
+        cup_ml = bowl_ml * ratio if cup_larger else bowl_ml / ratio
+        cup_fp = float(np.clip(np.sqrt(cup_ml * 1e-6 / rng.uniform(0.1, 0.15)), 0.045, 0.075))
+        cup_inner = (cup_fp, cup_fp, cup_ml * 1e-6 / (cup_fp * cup_fp))
+        heading, centre, a_xy, b_xy = _layout(rng)
+        cup_at_a = bool(rng.integers(2))
+        spots = (a_xy, b_xy) if cup_at_a else (b_xy, a_xy)
+        cup = container(
+            f"{cols[0]}_cup",
+            cols[0],
+            (float(spots[0][0]), float(spots[0][1])),
+            cup_inner,
+            category="cup",
+            yaw=heading,
+        )
+        bowl = container(
+            f"{cols[1]}_bowl",
+            cols[1],
+            (float(spots[1][0]), float(spots[1][1])),
+            bowl_inner,
+            category="bowl",
+            yaw=heading,
+        )
+        larger, smaller = (cup, bowl) if cup_larger else (bowl, cup)
+        first, second = (larger, smaller) if larger_first else (smaller, larger)
+        fn, sn = first.name.replace("_", " "), second.name.replace("_", " ")
+        return TaskDraft(
+            design="larger-first" if larger_first else "larger-second",
+            scene=SceneSpec(objects=[cup, bowl], camera=_camera(rng, heading, centre)),
+            text=(
+                f"Both containers are empty. Which of them holds more water when filled to the brim: "
+                f"the {fn} or the {sn}?"
+            ),
+            contract=option_contract([first.name, second.name], "Answer with the container's name."),
+            guidance=(
+                "A tall narrow container and a wide shallow one are hard to compare by eye. Test it "
+                "with water: fill(object) fills a container up to its brim, and pour(object, target) "
+                "pours all of one container's water into the other and reports whether any spilled. "
+                + CAMERA_GUIDANCE
+            ),
+            metadata={
+                "form": "capacity",
+                "containers": [first.name, second.name],
+                "capacity_ml": {cup.name: round(cup_ml, 1), bowl.name: round(bowl_ml, 1)},
+            },
+        )
+
+    @staticmethod
+    def _containers(metadata: dict[str, Any]) -> list[str]:
+        if metadata.get("form") == "capacity":
+            return list(metadata["containers"])
+        return [metadata["source"], metadata["target"]]
+
     def custom_actions(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[ActionSpec]:
+        if metadata.get("form") != "capacity":
+            return [
+                ActionSpec(
+                    name="pour",
+                    kind="manipulation",
+                    params=["object", "target"],
+                    choices={"object": [metadata["source"]], "target": [metadata["target"]]},
+                    description="pour all the water from one container into another",
+                )
+            ]
+        both = self._containers(metadata)
         return [
+            ActionSpec(
+                name="fill",
+                kind="manipulation",
+                params=["object"],
+                choices={"object": both},
+                description="fill a container with water up to its brim",
+            ),
             ActionSpec(
                 name="pour",
                 kind="manipulation",
                 params=["object", "target"],
-                choices={"object": [metadata["source"]], "target": [metadata["target"]]},
-                description="pour all the water from one container into another",
-            )
+                choices={"object": both, "target": both},
+                description="pour all the water from one container into the other",
+            ),
         ]
 
     def handle_action(self, world: World, action: Action) -> Feedback | None:
+        meta = world.metadata
+        both = self._containers(meta)
+        if action.name == "fill":
+            obj = action.args.get("object")
+            if meta.get("form") != "capacity" or obj not in both:
+                return Feedback(
+                    operation="fill", success=False, reason=f"fill needs object= one of {', '.join(both)}"
+                )
+            return fill(world, obj)
         if action.name != "pour":
             return None
         src, dst = action.args.get("object"), action.args.get("target")
-        meta = world.metadata
-        if src != meta["source"] or dst != meta["target"]:
+        if meta.get("form") != "capacity":
+            if src != meta["source"] or dst != meta["target"]:
+                return Feedback(
+                    operation="pour",
+                    success=False,
+                    reason=f"pour needs object={meta['source']} and target={meta['target']}",
+                )
+        elif src not in both or dst not in both or src == dst:
             return Feedback(
                 operation="pour",
                 success=False,
-                reason=f"pour needs object={meta['source']} and target={meta['target']}",
+                reason=f"pour needs object and target, the two different containers of {', '.join(both)}",
             )
-        return pour(world, meta["source"], meta["target"])
+        return pour(world, str(src), str(dst))
 
     def ground_truth(self, world: World, draft: TaskDraft) -> str:
-        fb = pour(world, draft.metadata["source"], draft.metadata["target"])
+        meta = draft.metadata
+        if meta.get("form") == "capacity":
+            first, second = meta["containers"]
+            filled = fill(world, first)
+            if not filled.success:
+                raise RuntimeError(f"{self.slug}: could not fill {first}: {filled.reason}")
+            return first if pour(world, first, second).state["overflowed"] else second
+        fb = pour(world, meta["source"], meta["target"])
         return "yes" if fb.state["overflowed"] else "no"
 
     def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        if metadata.get("form") == "capacity":
+            a, b = metadata["containers"]
+            return [
+                ViewEvidence(objects=[a], label=f"{a} visible"),
+                ViewEvidence(objects=[b], label=f"{b} visible"),
+                AnyOf(
+                    options=[
+                        OutcomeEvidence(action="pour", args={"target": t}, require_success=True, show=[t])
+                        for t in (a, b)
+                    ],
+                    label="a filled container poured into the other, and the outcome seen",
+                ),
+            ]
         s, t = metadata["source"], metadata["target"]
         return [
             ViewEvidence(objects=[s], label=f"{s} visible"),
