@@ -103,9 +103,14 @@ class SingleModelAgent:
         env_over = False
         legal = await env.legal_actions()
         decision = 0
+        # The last action's frames (a slide): the next call is its answer call, on them.
+        motion: list[tuple[int, Image, int]] = []
         while True:
             step = len(traj.steps)
             previous = views[-1 - cfg.history_images : -1] if cfg.history_images else []
+            if motion:
+                # Paper app. E: the put invokes an answer call on the physics-frame sequence.
+                previous = motion
             current = views[-1]
             images = [*refs, *(v[1] for v in previous), current[1]]
             frames = [*([-1] * len(refs)), *(v[2] for v in previous), current[2]]
@@ -122,6 +127,7 @@ class SingleModelAgent:
                     "budget": cfg.budget,
                     "frame_ids": frames,
                     "guidance": question.guidance,
+                    "motion_frames": len(motion) + 1 if motion else 0,
                 },
                 context={
                     "question": question,
@@ -129,6 +135,7 @@ class SingleModelAgent:
                     "history": history,
                     "references": refs,
                     "previous": [{"step": v[0], "image": v[1]} for v in previous],
+                    "motion": bool(motion),
                     "current": current[1],
                     "step": step,
                     "budget": cfg.budget,
@@ -137,6 +144,7 @@ class SingleModelAgent:
                 },
             )
             decision += 1
+            post_action, motion = bool(motion), []
             reply = parsed.value
             last_images, last_frames = images, frames
             if reply is not None and reply.answer:
@@ -150,12 +158,16 @@ class SingleModelAgent:
                     "done",
                 )
                 valid = normalize_answer(reply.answer, question.contract) is not None
-                confident = reply.confidence >= cfg.confidence_threshold and step >= min_steps
+                # The answer call on an action's frames may end the episode before min_steps,
+                # as ESI-Bench's post-action query does.
+                confident = reply.confidence >= cfg.confidence_threshold and (
+                    step >= min_steps or post_action
+                )
                 if said_stop:
                     ended_by = "stop"
                     break
                 if confident and (valid or not cfg.require_valid_answer):
-                    ended_by = "confidence"
+                    ended_by = "action_frames" if post_action else "confidence"
                     break
             if step >= cfg.budget or env_over:
                 break  # the reply above saw the last view: its answer is the final one
@@ -189,9 +201,12 @@ class SingleModelAgent:
                     frame_id=result.observation.frame_id,
                     true_pose=result.observation.pose,
                     decision=decision,
+                    action_frames=[f.image for f in result.observation.action_frames],
+                    action_frame_ids=[f.frame_id for f in result.observation.action_frames],
                 )
             )
             views.append((step + 1, result.observation.image, result.observation.frame_id))
+            motion = [(step + 1, f.image, f.frame_id) for f in result.observation.action_frames]
             # The whole result goes into the text history: the 220-character cut is EviSeek's own
             # presentation of the shared feedback (paper app. E), not the benchmark's.
             history.append(_history_line(step + 1, action, result.feedback.summary(_NO_CUT), reply, note))

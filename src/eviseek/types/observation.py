@@ -45,6 +45,16 @@ class Observation(BaseModel):
     depth: np.ndarray | None = Field(default=None, exclude=True, repr=False)
     segmentation: np.ndarray | None = Field(default=None, exclude=True, repr=False)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    action_frames: list[Observation] = Field(default_factory=list)
+    """Frames rendered while the step's action ran, oldest first, each with its own ``frame_id``
+    (e.g. the slide after ``put_on_slope``); this observation is the frame after them. Empty for
+    actions that show only their end state."""
+
+    def motion(self) -> list[Observation]:
+        """The action's whole frame sequence: :attr:`action_frames`, then this frame."""
+        if not self.action_frames:
+            return []
+        return [*self.action_frames, self.model_copy(update={"action_frames": []})]
 
 
 class Action(BaseModel):

@@ -36,6 +36,10 @@ class StepRecord(BaseModel):
     subtask: int | None = None
     decision: int | None = None
     """Index of the model decision that produced this step."""
+    action_frames: list[Image] = Field(default_factory=list)
+    """Frames the environment rendered while the action ran (a slide), oldest first; ``image``
+    is the frame after them."""
+    action_frame_ids: list[int] = Field(default_factory=list)
 
 
 class EvidenceItem(BaseModel):
@@ -190,6 +194,7 @@ class Trajectory(BaseModel):
         if self.initial_image is not None:
             imgs.append(self.initial_image)
         imgs += [s.image for s in self.steps if s.image is not None]
+        imgs += [f for s in self.steps for f in s.action_frames]
         imgs += [b.item.image for b in self.board if b.item.image is not None]
         imgs += list(self.answer_images)
         for call in self.calls:

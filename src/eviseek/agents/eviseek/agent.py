@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from eviseek.agents.common import build_config, finish, resolve_answer, start_episode
-from eviseek.agents.eviseek.answerer import answer_episode, feedback_note, informative
+from eviseek.agents.eviseek.answerer import answer_episode, answer_from_motion, feedback_note, informative
 from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import EviSeekConfig, EviSeekNavConfig
 from eviseek.agents.eviseek.control import coverage_check, triage
@@ -82,6 +82,19 @@ class EviSeekAgent:
                 return await self._answer_passively(ep, decision.answer, started)
         await self._plan(ep)
         await self._execute_plan(ep)
+        if ep.motion:
+            answer, raw = await answer_from_motion(
+                caller,
+                question,
+                traj,
+                ep.motion,
+                references=ep.references,
+                forced_choice=cfg.forced_choice,
+                at_step=ep.steps_used,
+            )
+            ep.sync_plan()
+            finish(traj, question, answer=answer, raw_answer=raw, mode=ep.plan.mode, started=started)
+            return traj
         answer, raw = await answer_episode(
             caller,
             question,
@@ -325,6 +338,8 @@ class EviSeekAgent:
                 intent=compiled.name,
                 subtask=subtask.id,
                 decision=decision_index,
+                action_frames=[f.image for f in obs.action_frames],
+                action_frame_ids=[f.frame_id for f in obs.action_frames],
             )
             ep.traj.steps.append(rec)
             steps.append(rec)
@@ -337,6 +352,12 @@ class EviSeekAgent:
             if result.terminated or result.truncated:
                 ep.ended = True
                 return steps, "the environment ended the episode"
+            if obs.action_frames:
+                # The action set things moving: its frames go straight to an answer call, as the
+                # benchmark's put does (paper app. E), and the episode ends.
+                ep.motion = [(f.image, f.frame_id) for f in obs.action_frames] + [(obs.image, obs.frame_id)]
+                ep.ended = True
+                return steps, "the action's frames went to an answer call"
             if not result.feedback.success and compiled.name in TRACKING_INTENTS:
                 # Only target-tracking intents stop early (paper app. F); a blocked move cannot
                 # bring the target closer. Geometry-complete intents (SWEEP, RISE_TOPDOWN, ...)

@@ -269,3 +269,64 @@ async def answer_episode(
         at_step=at_step,
         enabled=forced_choice,
     )
+
+
+async def answer_from_motion(
+    caller: StageCaller,
+    question: Question,
+    traj: Trajectory,
+    motion: list[tuple[Image, int]],
+    *,
+    references: list[Image],
+    forced_choice: bool,
+    at_step: int = 0,
+) -> tuple[str | None, str | None]:
+    """The answer call an action that set things moving invokes (paper app. E: Inclined Plane's
+    put answers from the physics-frame sequence instead of the general answer interface).
+
+    ``motion`` holds the frames in time order, the last the frame after the action. Fills
+    ``answer_images``/``answer_frame_ids`` with what the call saw.
+    """
+    last = next((s for s in reversed(traj.steps) if s.action_frames), None)
+    what = f"after {last.action.text()} " if last is not None else ""
+    items = [
+        {"label": f"Frame {k} of {len(motion)} {what}(physics simulation, oldest first)", "image": img}
+        for k, (img, _) in enumerate(motion, 1)
+    ]
+    images = [*references, *(img for img, _ in motion)]
+    frame_ids = [*([-1] * len(references)), *(fid for _, fid in motion)]
+    history = [f"Step {s.index}: {s.action.text()} [{feedback_note(s.feedback)}]" for s in traj.steps]
+    parsed, completion = await caller.ask_rendered(
+        Stage.ANSWER,
+        AnswerReply,
+        fallback="read the answer from the reply text",
+        at_step=at_step,
+        metadata={
+            **contract_metadata(question),
+            "memory": "motion",
+            "frame_ids": frame_ids,
+            "motion_frames": len(motion),
+            "demands": [],
+        },
+        context={
+            "question": question,
+            "contract": question.contract.describe(),
+            "demands": [],
+            "references": references,
+            "history": history,
+            "items": items,
+            "items_title": "Frames of the physics simulation after the last action",
+        },
+    )
+    raw = parsed.value.answer if parsed.value is not None else completion.text
+    traj.answer_images = images
+    traj.answer_frame_ids = frame_ids
+    return await resolve_answer(
+        caller,
+        question,
+        raw,
+        images=images,
+        context="\n".join(history[-8:]),
+        at_step=at_step,
+        enabled=forced_choice,
+    )

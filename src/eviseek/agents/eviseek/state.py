@@ -52,6 +52,9 @@ class Episode:
     trail: list[str] = field(default_factory=list)
     ended: bool = False
     """The environment ended the episode (terminated or truncated)."""
+    motion: list[tuple[Image, int]] = field(default_factory=list)
+    """Frames of an action that set things moving (a slide), oldest first, ending with the frame
+    after it; when set, the episode ends and the answer call is made on them (paper app. E)."""
     _legal_dump: tuple[list[ActionSpec], list[dict[str, Any]]] | None = None
 
     def legal_dump(self) -> list[dict[str, Any]]:

@@ -65,6 +65,7 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
         self._probe: ProbeSim | None = None
         self._family: TaskFamily | None = None
         self._world: World | None = None
+        self._action_frames: list[Observation] = []
 
     # -- Env protocol ----------------------------------------------------------------
 
@@ -106,6 +107,7 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
                 height=self.height,
             )
         self._oracle = TabletopOracle(self) if self.privileged else None
+        self._action_frames = []
         return self._begin_episode(spec.camera)
 
     def _started(self) -> bool:
@@ -147,6 +149,7 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
             return self._stop()
         scene, meta = world.scene, world.metadata
         fb: Feedback | None = None
+        before = self._frame_id
         if name in self._family.manipulations:
             fb = world.manipulator.execute(
                 name,
@@ -155,7 +158,11 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
                 self._family.targets(scene, meta),
             )
         elif name in {s.name for s in self._family.custom_actions(scene, meta)}:
-            fb = self._family.handle_action(world, action)
+            world.record = self._record_action_frame
+            try:
+                fb = self._family.handle_action(world, action)
+            finally:
+                world.record = None
             if fb is None:
                 raise EnvError(f"family {self._family.slug} declared {name!r} but did not handle it")
         if fb is None:
@@ -165,9 +172,15 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
             )
         fb.state.update(self._family.task_state(world))
         if self._grader is not None:
+            # Frames recorded while the action ran (a slide) show its outcome unfolding, all but
+            # the first (the moment of release); a slid object may have left the final view.
+            recorded = self._frame_id > before
             self._grader.add_event(
                 ActionEvent(
-                    name=name, args=dict(action.args), success=fb.success, frame_after=self._frame_id + 1
+                    name=name,
+                    args=dict(action.args),
+                    success=fb.success,
+                    frame_after=before + 2 if recorded else self._frame_id + 1,
                 )
             )
         return fb
@@ -187,10 +200,18 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
         assert self._sim is not None
         return self._sim.poses(), dict(self._sim.uid)
 
-    def _observe(self) -> Observation:
+    def _record_action_frame(self) -> None:
+        """Render the scene now as one of the running action's frames (see ``World.record``)."""
+        self._action_frames.append(self._render_frame())
+
+    def _render_frame(self) -> Observation:
         assert self._sim is not None
         frame = self._sim.render(self._pose)
-        obs = self._frame_observation(frame, {"pose_bounds": self._pose_bounds()})
+        return self._frame_observation(frame, {"pose_bounds": self._pose_bounds()})
+
+    def _observe(self) -> Observation:
+        obs = self._render_frame()
+        obs.action_frames, self._action_frames = self._action_frames, []
         self._last_obs = obs
         return obs
 

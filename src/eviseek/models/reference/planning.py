@@ -43,6 +43,8 @@ def demand_texts(task: Task) -> list[str]:
         return [f"Whether {who} ends up inside when the one is dropped into the other"]
     if task.kind == "overflow":
         return [f"Whether water spills when the contents of {who.split(' and ')[0]} are poured over"]
+    if task.kind == "capacity":
+        return [f"Whether water spills when one of {who}, filled to the brim, is poured into the other"]
     if task.kind == "slide":
         return [f"What {who} does when set down on the slope: stays or slides"]
     if task.kind == "stack":

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from eviseek.models.reference.motion import solve_slide_frames
 from eviseek.models.reference.solve import Verdict, solve
 from eviseek.models.reference.task import Task, read_task
 from eviseek.models.reference.vision import View, analyse
@@ -54,7 +55,14 @@ class Request:
         return [False] * len(self.images)
 
     def verdict(self) -> Verdict:
-        """The answer the attached images and the reported outcomes support."""
+        """The answer the attached images and the reported outcomes support; a call on an
+        action's frames (``motion_frames``) is answered from those frames alone."""
+        n = int(self.meta.get("motion_frames") or 0)
+        if n >= 2 and len(self.views) >= n:
+            seen = solve_slide_frames(self.task, self.views[-n:])
+            if seen is not None:
+                seen.view = None if seen.view is None else len(self.views) - n + seen.view
+                return seen
         memory = "\n".join(self.memory)
         return solve(self.task, self.views, text=self.text + "\n" + memory, references=self.references)
 

@@ -81,6 +81,10 @@ class World:
     manipulator: Manipulator
     scene: SceneSpec
     metadata: dict[str, Any]
+    record: Callable[[], None] | None = None
+    """Set by the environment while an action runs: call it to render the scene now, from the
+    agent's camera, as one of the action's frames (``Observation.action_frames``). ``None`` when
+    nobody watches (ground truth at generation)."""
 
 
 class TaskFamily(ABC):

@@ -4,7 +4,10 @@ Scene: a static ramp (a wedge, 15-35 deg, friction 1.0) and a cube beside it who
 coefficient is either at least 1.3 times the tangent of the ramp angle (it stays) or at most 0.7
 times it (it slides). Friction is invisible, so the question is settled by testing: action
 ``put_on_slope(object)`` sets the cube on the middle of the slope, aligned with it, and simulates
-1.5 s. Feedback: ``slid`` and ``moved_cm``.
+1.5 s. Feedback: ``slid`` and ``moved_cm``. The step's observation carries the slide as frames
+(``Observation.action_frames``): the scene from the agent's camera at release and every 0.25 s
+after it, then the step's own frame at 1.5 s (7 frames; ESI-Bench renders 30 physics frames
+after its put, paper app. E: the put invokes an answer call on that frame sequence).
 
 Ground truth: by running ``put_on_slope`` in the simulator: ``yes`` (it stays) when the cube moved
 less than 2 cm.
@@ -36,6 +39,9 @@ from eviseek.types import Action, ActionSpec, Feedback
 
 SLIDE_CM = 2.0
 TEST_SECONDS = 1.5
+SLIDE_FRAMES = 6
+"""Frames of the slide recorded before the step's own final frame (ours: at release and every
+0.25 s; enough to see a slide start and go, few enough for an answer call's image budget)."""
 
 
 def put_on_slope(world: World, obj: str, ramp: str) -> Feedback:
@@ -57,7 +63,13 @@ def put_on_slope(world: World, obj: str, ramp: str) -> Feedback:
     start = base + rot @ (np.array([0.0, 0.0, height / 2]) + local)
     quat = sim.p.getQuaternionFromEuler([0.0, -theta, yaw])
     sim.set_pose(obj, tuple(float(v) for v in start), quat)
-    sim.step(int(TEST_SECONDS * 240))
+    ticks = int(TEST_SECONDS * 240)
+    chunk = ticks // SLIDE_FRAMES
+    for _ in range(SLIDE_FRAMES):  # the same ticks as one run: watching changes no physics
+        if world.record is not None:
+            world.record()
+        sim.step(chunk)
+    sim.step(ticks - chunk * SLIDE_FRAMES)
     moved = float(np.linalg.norm(np.asarray(sim.pose_of(obj)[0]) - start)) * 100
     slid = moved >= SLIDE_CM
     return Feedback(
