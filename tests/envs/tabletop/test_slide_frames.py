@@ -97,3 +97,27 @@ def test_the_answer_call_after_the_put_sees_the_frames(agent_name: str) -> None:
             assert answering, [c.stage for c in traj.calls]
     finally:
         env.close()
+
+
+def test_the_slide_frames_cross_the_remote_env_wire_with_their_pixels() -> None:
+    from eviseek.envs.remote import RemoteEnv, serve_registered
+
+    token = "test-token-slide-0123456789"
+    q = slope_questions()[0]
+    act = Action(name="put_on_slope", args={"object": q.metadata["object"]})
+    local = TabletopEnv(width=96, height=72)
+    try:
+        local.reset(options={"question": q})
+        want = local.step(act).observation
+    finally:
+        local.close()
+    with serve_registered("eviseek/Tabletop-v0", {"width": 96, "height": 72}, token=token) as server:
+        for images in ("png", "raw"):
+            remote = RemoteEnv(server.url, token=token, images=images)
+            try:
+                remote.reset(options={"question": q})
+                got = remote.step(act).observation
+            finally:
+                remote.close()
+            assert [f.frame_id for f in got.action_frames] == [f.frame_id for f in want.action_frames]
+            assert [f.image.digest() for f in got.motion()] == [f.image.digest() for f in want.motion()]

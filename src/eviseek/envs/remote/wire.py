@@ -179,9 +179,12 @@ def load_question(record: dict[str, Any], arrays: list[np.ndarray]) -> Question:
 
 
 def dump_observation(obs: Observation, blobs: _Blobs) -> dict[str, Any]:
-    """An observation without its privileged arrays; the image goes as a blob."""
-    record = obs.model_dump(mode="json", exclude={"image"})
+    """An observation without its privileged arrays; the image (and those of any frames the
+    action rendered on the way, ``action_frames``) go as blobs."""
+    record = obs.model_dump(mode="json", exclude={"image", "action_frames"})
     record["image"] = blobs.add(obs.image)
+    if obs.action_frames:
+        record["action_frames"] = [dump_observation(f, blobs) for f in obs.action_frames]
     return record
 
 
@@ -191,7 +194,8 @@ def load_observation(record: dict[str, Any], arrays: list[np.ndarray]) -> Observ
     image = _image_from(record.pop("image", None), arrays)
     if image is None:
         raise EnvError("an observation came without an image")
-    return Observation.model_validate({**record, "image": image})
+    frames = [load_observation(f, arrays) for f in record.pop("action_frames", None) or []]
+    return Observation.model_validate({**record, "image": image, "action_frames": frames})
 
 
 def dump_step(result: StepResult, blobs: _Blobs) -> dict[str, Any]:
