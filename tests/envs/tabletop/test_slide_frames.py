@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,3 +122,25 @@ def test_the_slide_frames_cross_the_remote_env_wire_with_their_pixels() -> None:
                 remote.close()
             assert [f.frame_id for f in got.action_frames] == [f.frame_id for f in want.action_frames]
             assert [f.image.digest() for f in got.motion()] == [f.image.digest() for f in want.motion()]
+
+
+def test_board_replay_of_a_slide_answer_asks_the_frames_again(tmp_path: Path) -> None:
+    """An episode answered on an action's frames is replayed through that same call, from the
+    saved trajectory's frames (the answer memory does not apply to it)."""
+    from eviseek.agents import replay_answer
+    from eviseek.types import Trajectory
+
+    env = TabletopEnv(width=320, height=240, privileged=False)
+    q = slope_questions()[1]
+    try:
+        traj = asyncio.run(make_agent("eviseek").run(as_async(env), q, ReferenceModel()))
+    finally:
+        env.close()
+    assert traj.plan["answered_from"] == "action_frames"
+    traj.save(tmp_path / "ep")
+    again = asyncio.run(replay_answer(tmp_path / "ep", q, ReferenceModel(), "recent"))
+    assert again.answer_frame_ids == traj.answer_frame_ids
+    assert again.result is not None and again.result.answer == traj.result.answer == (
+        "yes" if stays(q) else "no"
+    )
+    assert Trajectory.load(tmp_path / "ep").steps[-1].action_frames  # the frames were saved with it

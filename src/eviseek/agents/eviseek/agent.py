@@ -83,6 +83,7 @@ class EviSeekAgent:
         await self._plan(ep)
         await self._execute_plan(ep)
         if ep.motion:
+            traj.plan["answered_from"] = "action_frames"
             answer, raw = await answer_from_motion(
                 caller,
                 question,

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from eviseek.agents.common import StageCaller, finish, load_pixels
-from eviseek.agents.eviseek.answerer import answer_episode
+from eviseek.agents.eviseek.answerer import answer_episode, answer_from_motion
 from eviseek.agents.eviseek.config import EviSeekConfig, Memory
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
@@ -62,12 +62,33 @@ async def replay_answer(
     traj.config = {**trajectory.config, "replay_memory": memory, "replayed_from": trajectory.episode_id}
     images = [traj.initial_image] if traj.initial_image is not None else []
     images += [s.image for s in traj.steps if s.image is not None]
+    images += [f for s in traj.steps for f in s.action_frames]
     images += [b.item.image for b in traj.board if b.item.image is not None]
     refs = list(question.reference_images) if cfg.reference_images else []
     load_pixels([*images, *refs], base_dir)
     caller = StageCaller(
         model, traj, GenerateConfig(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
     )
+    moved = next((s for s in reversed(traj.steps) if s.action_frames), None)
+    if traj.plan.get("answered_from") == "action_frames" and moved is not None and moved.image is not None:
+        # The episode was answered by the task's own interface, on an action's frames (paper
+        # app. E); no answer-time memory applies to it, so the replay asks that call again.
+        motion = [
+            *zip(moved.action_frames, moved.action_frame_ids, strict=True),
+            (moved.image, moved.frame_id),
+        ]
+        answer, raw = await answer_from_motion(
+            caller,
+            question,
+            traj,
+            motion,
+            references=refs,
+            forced_choice=cfg.forced_choice,
+            at_step=len(traj.steps),
+        )
+        mode = trajectory.result.mode if trajectory.result is not None else traj.plan.get("mode")
+        finish(traj, question, answer=answer, raw_answer=raw, mode=mode, started=started)
+        return traj
     answer, raw = await answer_episode(
         caller,
         question,
