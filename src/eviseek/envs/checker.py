@@ -28,6 +28,15 @@ def _check_step(res: Any, where: str) -> StepResult:
         f"{where}: flags must be bools"
     )
     assert isinstance(res.info, dict), f"{where}: info must be a dict"
+    ids = []
+    for k, frame in enumerate(res.observation.action_frames):
+        _check_obs(frame, f"{where}: action frame {k}")
+        assert not frame.action_frames, f"{where}: an action frame must not hold frames of its own"
+        ids.append(frame.frame_id)
+    ids.append(res.observation.frame_id)
+    assert ids == sorted(set(ids)), (
+        f"{where}: action frames must have increasing frame ids below the step's own, got {ids}"
+    )
     return res
 
 
@@ -41,8 +50,10 @@ def check_env(env: Env, question: Question, *, seed: int = 0, max_actions: int =
 
     Checks: ``reset`` returns an observation and a dict; the same question and seed give the same
     first image; ``legal_actions`` returns specs with unique names; a few legal actions step
-    cleanly with increasing frame ids; an unknown action comes back as ``success=False`` feedback
-    (never an exception); ``close`` works.
+    cleanly with increasing frame ids; each manipulation primitive, with its first legal
+    arguments, steps cleanly too (frames it rendered on the way, ``action_frames``, are valid
+    images with increasing ids below the step's own); an unknown action comes back as
+    ``success=False`` feedback (never an exception); ``close`` works.
     """
     assert isinstance(getattr(env, "env_id", None), str), "env must have a string env_id"
     obs, info = env.reset(seed=seed, options={"question": question})
@@ -60,6 +71,17 @@ def check_env(env: Env, question: Question, *, seed: int = 0, max_actions: int =
     last = obs2.frame_id
     for spec in [s for s in specs if s.kind != "control"][:max_actions]:
         res = _check_step(env.step(_example(spec)), f"step({spec.name})")
+        assert res.observation.frame_id >= last, "frame ids must not decrease"
+        last = res.observation.frame_id
+        if res.terminated or res.truncated:
+            break
+    obs3, _ = env.reset(seed=seed, options={"question": question})
+    last = obs3.frame_id
+    for spec in [s for s in specs if s.kind == "manipulation"]:
+        res = _check_step(env.step(_example(spec)), f"step({spec.name})")
+        frames = res.observation.action_frames
+        if frames:
+            assert frames[0].frame_id > last, "an action's frames must come after the frames before it"
         assert res.observation.frame_id >= last, "frame ids must not decrease"
         last = res.observation.frame_id
         if res.terminated or res.truncated:

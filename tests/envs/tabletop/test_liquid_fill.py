@@ -127,3 +127,22 @@ def test_fill_is_a_slot_of_the_gymnasium_action_space() -> None:
         assert len(slots) == 2 and all(info["action_mask"][i] for i in slots)
     finally:
         env.close()
+
+
+def test_the_env_checker_and_the_intent_library_take_fill() -> None:
+    from eviseek.agents.eviseek.intents import IntentLibrary
+    from eviseek.envs.checker import check_env
+
+    q = capacity_questions()[0]
+    a, b = q.metadata["containers"]
+    env = TabletopEnv(width=64, height=48)
+    try:
+        check_env(env, q)  # steps every manipulation primitive, fill among them
+        env.reset(options={"question": q})
+        library = IntentLibrary(env.legal_actions())
+        assert "fill" in library.names()
+        compiled, why = library.compile("fill", {"object": a}, remaining=5)
+        assert compiled is not None and compiled.kind == "manipulation", why
+        assert [x.text() for x in compiled.actions] == [f"fill(object={a})"]
+    finally:
+        env.close()
