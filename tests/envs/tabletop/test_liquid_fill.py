@@ -134,7 +134,7 @@ def test_the_env_checker_and_the_intent_library_take_fill() -> None:
     from eviseek.envs.checker import check_env
 
     q = capacity_questions()[0]
-    a, b = q.metadata["containers"]
+    a = q.metadata["containers"][0]
     env = TabletopEnv(width=64, height=48)
     try:
         check_env(env, q)  # steps every manipulation primitive, fill among them
