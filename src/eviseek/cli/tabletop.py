@@ -94,7 +94,10 @@ def render(
     width: int = typer.Option(320, "--width", min=16, help="Rendered image width in pixels"),
     height: int = typer.Option(240, "--height", min=16, help="Rendered image height in pixels"),
 ) -> None:
-    """Render a question's view after a sequence of actions to a PNG; print each action's feedback."""
+    """Render a question's view after a sequence of actions to a PNG; print each action's feedback.
+
+    When the last action rendered frames on the way (a slide), they are written beside the PNG as
+    ``<name>-frame<k>.png``, oldest first."""
     from eviseek.envs.tabletop.env import TabletopEnv
     from eviseek.errors import ConfigError, EviseekError
     from eviseek.types import Action
@@ -122,12 +125,17 @@ def render(
             call, summary = Action(name=name, args=args).text(), res.feedback.summary()
             typer.echo(summary if call == res.feedback.operation else f"{call} -> {summary}")
         support = env.visual_support([obs.frame_id])
+        motion = obs.action_frames
         env.close()
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     obs.image.to_pil().save(out)
+    for k, frame in enumerate(motion, 1):
+        path = out.with_name(f"{out.stem}-frame{k}{out.suffix or '.png'}")
+        frame.image.to_pil().save(path)
+        typer.echo(f"wrote {path} (frame {k} of {len(motion) + 1} of the last action, id {frame.frame_id})")
     assert obs.pose is not None
     typer.echo(f"pose: {obs.pose.describe()}")
     typer.echo(f"support of this view alone: {support}")

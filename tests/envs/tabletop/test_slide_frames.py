@@ -144,3 +144,37 @@ def test_board_replay_of_a_slide_answer_asks_the_frames_again(tmp_path: Path) ->
         "yes" if stays(q) else "no"
     )
     assert Trajectory.load(tmp_path / "ep").steps[-1].action_frames  # the frames were saved with it
+
+
+def test_cli_render_runs_fill_and_writes_the_slide_frames(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+    from eviseek.types.question_file import write_questions
+
+    liquid = [
+        q
+        for q in generate_questions(2, 21, subcategories=["liquid_volume"])
+        if q.metadata["form"] == "capacity"
+    ]
+    slope = slope_questions()[0]
+    write_questions(tmp_path / "qs", [*liquid, slope])
+    runner = CliRunner()
+    a, b = liquid[0].metadata["containers"]
+    png = tmp_path / "fill.png"
+    acts = f"fill(object={a}),pour(object={a}, target={b})"
+    res = runner.invoke(
+        app, ["tabletop", "render", str(tmp_path / "qs"), "--id", liquid[0].id, "-a", acts, "-o", str(png)]
+    )
+    assert res.exit_code == 0, res.output
+    assert f"fill(object={a}) -> fill: ok" in res.output and "overflowed=" in res.output
+    assert png.exists() and not list(tmp_path.glob("fill-frame*.png"))  # a pour renders no frames
+    png = tmp_path / "slide.png"
+    act = f"put_on_slope(object={slope.metadata['object']})"
+    res = runner.invoke(
+        app, ["tabletop", "render", str(tmp_path / "qs"), "--id", slope.id, "-a", act, "-o", str(png)]
+    )
+    assert res.exit_code == 0, res.output
+    frames = sorted(tmp_path.glob("slide-frame*.png"))
+    assert len(frames) == 6 and "frame 6 of 7" in res.output
+    assert all(f.read_bytes()[:4] == b"\x89PNG" for f in frames)
