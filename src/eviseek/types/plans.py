@@ -151,6 +151,9 @@ class EviSeekPlan(PlanRecord):
     """Coverage checks, in order."""
     covered: list[int] = Field(default_factory=list)
     """``eviseek-nav``: the demands its coverage checks judged covered."""
+    answered_from: str | None = None
+    """``action_frames`` when an action's frames (Inclined Plane's slide) were answered on
+    directly instead of the board (paper app. E); unset otherwise."""
 
     def demand(self, demand_id: int | None) -> Demand | None:
         """The demand with this id, if any."""

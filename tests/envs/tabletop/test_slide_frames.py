@@ -26,6 +26,7 @@ from eviseek.models.reference.motion import solve_slide_frames
 from eviseek.models.reference.task import read_task
 from eviseek.models.reference.vision import analyse
 from eviseek.types import Action, Question
+from eviseek.types.plans import EviSeekPlan, SingleModelPlan
 
 
 @cache
@@ -92,7 +93,8 @@ def test_the_answer_call_after_the_put_sees_the_frames(agent_name: str) -> None:
             assert score_answer(q, traj.result.answer).correct
             assert env.visual_support(list(traj.answer_frame_ids)) == 1.0
             if agent_name == "single-model":
-                assert traj.plan["ended_by"] in ("action_frames", "stop")
+                assert isinstance(traj.plan, SingleModelPlan)
+                assert traj.plan.ended_by in ("action_frames", "stop")
             # The call that answered saw every frame of the slide.
             answering = [c for c in traj.calls if (c.config.metadata or {}).get("motion_frames") == 7]
             assert answering, [c.stage for c in traj.calls]
@@ -136,7 +138,7 @@ def test_board_replay_of_a_slide_answer_asks_the_frames_again(tmp_path: Path) ->
         traj = asyncio.run(make_agent("eviseek").run(as_async(env), q, ReferenceModel()))
     finally:
         env.close()
-    assert traj.plan["answered_from"] == "action_frames"
+    assert isinstance(traj.plan, EviSeekPlan) and traj.plan.answered_from == "action_frames"
     traj.save(tmp_path / "ep")
     again = asyncio.run(replay_answer(tmp_path / "ep", q, ReferenceModel(), "recent"))
     assert again.answer_frame_ids == traj.answer_frame_ids

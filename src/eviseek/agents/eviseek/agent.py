@@ -83,7 +83,7 @@ class EviSeekAgent:
         await self._plan(ep)
         await self._execute_plan(ep)
         if ep.motion:
-            traj.plan["answered_from"] = "action_frames"
+            plan.answered_from = "action_frames"
             answer, raw = await answer_from_motion(
                 caller,
                 question,
@@ -93,7 +93,6 @@ class EviSeekAgent:
                 forced_choice=cfg.forced_choice,
                 at_step=ep.steps_used,
             )
-            ep.sync_plan()
             finish(traj, question, answer=answer, raw_answer=raw, mode=ep.plan.mode, started=started)
             return traj
         answer, raw = await answer_episode(

@@ -16,6 +16,7 @@ from eviseek.agents.eviseek.config import EviSeekConfig, Memory
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
 from eviseek.types import GenerateConfig, Question, Stage, Trajectory
+from eviseek.types.plans import EviSeekPlan
 
 _MEMORIES = ("board", "recent", "uniform")
 
@@ -70,7 +71,8 @@ async def replay_answer(
         model, traj, GenerateConfig(temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_tokens)
     )
     moved = next((s for s in reversed(traj.steps) if s.action_frames), None)
-    if traj.plan.get("answered_from") == "action_frames" and moved is not None and moved.image is not None:
+    from_frames = isinstance(traj.plan, EviSeekPlan) and traj.plan.answered_from == "action_frames"
+    if from_frames and moved is not None and moved.image is not None:
         # The episode was answered by the task's own interface, on an action's frames (paper
         # app. E); no answer-time memory applies to it, so the replay asks that call again.
         motion = [
@@ -86,7 +88,7 @@ async def replay_answer(
             forced_choice=cfg.forced_choice,
             at_step=len(traj.steps),
         )
-        mode = trajectory.result.mode if trajectory.result is not None else traj.plan.get("mode")
+        mode = trajectory.result.mode if trajectory.result is not None else traj.plan.mode
         finish(traj, question, answer=answer, raw_answer=raw, mode=mode, started=started)
         return traj
     answer, raw = await answer_episode(
