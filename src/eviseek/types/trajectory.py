@@ -36,10 +36,11 @@ class StepRecord(BaseModel):
     subtask: int | None = None
     decision: int | None = None
     """Index of the model decision that produced this step."""
-    action_frames: list[Image] = Field(default_factory=list)
+    # Written only when there are frames, so records of other steps stay as they were.
+    action_frames: list[Image] = Field(default_factory=list, exclude_if=lambda v: not v)
     """Frames the environment rendered while the action ran (a slide), oldest first; ``image``
     is the frame after them."""
-    action_frame_ids: list[int] = Field(default_factory=list)
+    action_frame_ids: list[int] = Field(default_factory=list, exclude_if=lambda v: not v)
 
 
 class EvidenceItem(BaseModel):
