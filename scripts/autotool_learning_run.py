@@ -141,12 +141,31 @@ def main() -> None:
         one_variant(args, args.one)
         return
     if not args.report_only:
+        start, load0 = time.time(), os.getloadavg()[0]
         stage_one(args)
         run_variants(args, [v for v in args.variants.split(",") if v])
+        _write_run_time(args.out, start, load0)
     from eviseek.train.learning_report import write_report
 
     path = write_report(args.out, args.report, command=_command(args), notes=_notes(args))
     print(f"report: {path}")
+
+
+def _write_run_time(out: Path, start: float, load0: float) -> None:
+    """Wall and CPU time of this invocation (this process and every variant process it waited for)."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    record = {
+        "wall_seconds": time.time() - start,
+        "cpu_seconds": cpu,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(start)),
+        "load_average_start": load0,
+        "load_average_end": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+    }
+    (out / "run_time.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
 
 
 def _command(args: argparse.Namespace) -> str:

@@ -25,6 +25,11 @@ def test_need_zoom_question_names_the_cell_that_holds_the_answer() -> None:
     assert row.needs_zoom and row.options is None and row.ground_truth in COLOURS
     assert row.answer_kind == "text" and "Answer with one of: red, green, blue, yellow." in row.question
     assert "row" in row.question and "column" in row.question
+    # Rows are letters and columns numbers, so the two never share a token.
+    r, c = next(
+        (r, c) for r in range(4) for c in range(4) if f"row {'ABCD'[r]}, column {c + 1}?" in row.question
+    )
+    assert [int(v) for v in row.target_boxes[0]] == [int(v) for v in cell_box(cfg, r, c)]
     x1, y1, x2, y2 = (int(v) for v in row.target_boxes[0])
     assert [x1, y1, x2, y2] in [[int(v) for v in cell_box(cfg, r, c)] for r in range(4) for c in range(4)]
     arr = np.asarray(row.pil_images()[0])
@@ -43,6 +48,8 @@ def test_no_need_question_asks_for_the_background() -> None:
     arr = np.asarray(row.pil_images()[0]).astype(int)
     assert np.abs(arr.mean(axis=(0, 1)) - np.array(COLOURS[row.ground_truth])).max() < 15
     assert row.extra_info["zoom_pad"] == 0.0
+    # The warm-up's tool-on trace for a background question zooms on the whole image.
+    assert row.target_boxes == [[0.0, 0.0, 512.0, 512.0]]
 
 
 def test_zoom_share_splits_the_rows() -> None:

@@ -55,9 +55,13 @@ The tool you may call, as a function signature:
 </tools>"""
 
 
-_COMPACT_SYSTEM = """Start with <tool_on> to zoom into the image with the tool before answering \
-(small or unclear details), or <tool_off> to answer from the image as it is (the whole view is \
-enough). Then <think>...</think>, then a <tool_call> (tool mode) or <answer>...</answer>."""
+# The compact prompt names the reply's tags in words, never as the tags themselves: a tiny model
+# finds what it wrote earlier in its reply by looking for that token, and a copy of both mode
+# tokens in the system prompt hides which one the reply chose (the learning run's 1.6M-parameter
+# model then wrote the same first words after either mode token).
+_COMPACT_SYSTEM = """Start with the tool-on mode token to zoom into the image with the tool before \
+answering (small or unclear details), or the tool-off mode token to answer from the image as it \
+is (the whole view is enough). Then think, then call the tool (tool-on) or give the answer."""
 
 
 def system_prompt(*, tools: bool = True, compact: bool = False) -> str:

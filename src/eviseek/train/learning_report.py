@@ -311,6 +311,17 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
         "",
     ]
     lines += list(notes)
+    timing = out / "run_time.json"
+    if timing.is_file():
+        t = json.loads(timing.read_text(encoding="utf-8"))
+        lines += [
+            "",
+            f"Whole run (warm-up, held-out evaluations, every variant): "
+            f"{t['wall_seconds'] / 60:.1f} min wall, {t['cpu_seconds'] / 60:.1f} min CPU over all its "
+            f"processes, started {t['started']} on "
+            f"{t['cpus']} CPUs with load average {t['load_average_start']:.1f} at the start and "
+            f"{t['load_average_end']:.1f} at the end (other jobs shared the machine when it is above 2).",
+        ]
     if warmup is not None:
         lines += [
             "",
@@ -322,15 +333,17 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
     if warm_eval is not None:
         lines += ["", "What each mode is worth to the warm-up model on held-out questions (mode forced):", ""]
         lines += [
-            "| mode forced | accuracy | need-zoom | no-need | valid-call rate |",
-            "|---|---|---|---|---|",
+            "| mode forced | accuracy | need-zoom | no-need | valid-call rate "
+            "| box IoU with the named cell (need-zoom) |",
+            "|---|---|---|---|---|---|",
         ]
         for label, res in (("<tool_on>", warm_eval.forced_on), ("<tool_off>", warm_eval.forced_off)):
             if res is not None:
                 s = res.stats
                 lines.append(
                     f"| {label} | {_fmt(s.get('accuracy'))} | {_fmt(s.get('accuracy_need_zoom'))} | "
-                    f"{_fmt(s.get('accuracy_no_need'))} | {_fmt(s.get('valid_call_rate'))} |"
+                    f"{_fmt(s.get('accuracy_no_need'))} | {_fmt(s.get('valid_call_rate'))} | "
+                    f"{_fmt(s.get('box_iou_need_zoom'))} |"
                 )
     main = results.get(MAIN)
     if main is not None:

@@ -44,6 +44,9 @@ class HeldOutRollout(BaseModel):
     valid_calls: int
     output_tokens: int
     seconds: float
+    box_iou: float | None = None
+    """IoU, in original pixels, of the first crop with the row's first evidence box (0 when the
+    rollout called the tool but no call returned a crop; ``None`` without a call or a box)."""
     text: list[str] = Field(default_factory=list)
     """The assistant turns as generated."""
 
@@ -116,6 +119,10 @@ def evaluate_policy(
                 shown_images += [p["image"] for p in tool_out if p.get("type") == "image"]
         ep = parse_completion(completion)
         episodes.append(ep)
+        crops = [c["box_original"] for c in env.calls if c.get("ok")]
+        iou = None
+        if env.calls and row.target_boxes:
+            iou = box_iou(crops[0], row.target_boxes[0]) if crops else 0.0
         ok, _ = check_answer(ep.answer, row.ground_truth, row.answer_kind, row.options)
         result.rollouts.append(
             HeldOutRollout(
@@ -128,6 +135,7 @@ def evaluate_policy(
                 valid_calls=ep.n_valid_calls,
                 output_tokens=out_tokens,
                 seconds=time.perf_counter() - start,
+                box_iou=iou,
                 text=turns,
             )
         )
@@ -135,9 +143,21 @@ def evaluate_policy(
         episodes, [r.correct for r in result.rollouts], [r.needs_zoom for r in result.rollouts]
     )
     result.stats["output_tokens_mean"] = sum(r.output_tokens for r in result.rollouts) / max(1, len(rows))
+    ious = [r.box_iou for r in result.rollouts if r.needs_zoom and r.box_iou is not None]
+    if ious:
+        result.stats["box_iou_need_zoom"] = sum(ious) / len(ious)
     if was_training:
         model.train()
     return result
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two ``[x1, y1, x2, y2]`` boxes (0 for empty ones)."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
 
 
 def _run_call(env: ZoomToolEnvironment, raw: str) -> Any:

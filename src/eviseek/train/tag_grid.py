@@ -4,21 +4,22 @@ Each image is a square of noisy background colour cut into a ``grid x grid`` lat
 every cell holds one small coloured tag. Two kinds of question (ours, designed for the learning
 run of ``scripts/autotool_learning_run.py``):
 
-* **need-zoom**: "What colour is the small tag in row R, column C?" The tag is a few pixels wide
+* **need-zoom**: "What colour is the small tag in row B, column 3?" The tag is a few pixels wide
   in the original image. The processor shows the whole image shrunk by ``downscale`` (8x by
   default, so the tag covers about one shown pixel and blends into the noise), while a zoom on
   the cell returns the crop at close to full resolution (the tag covers several pixels of one
   patch). The cell is named in the question, so the right box is learnable from the text.
 * **no-need**: "What colour is the background?" Readable from the shrunk whole image; a zoom
-  into any cell shows it too, but adds a turn (and, under MSPO, risks the -0.5 penalty).
+  shows it too, but adds a turn (and, under MSPO, risks the -0.5 penalty).
 
 Both kinds are answered with a colour name (one of the four, listed in a fixed order in the
 question), not an option letter: a tiny model then maps what it sees straight to a word,
 without also matching a shuffled option list. A tag's colour is never the background's.
 
 Rows are :class:`~eviseek.train.data.TrainingRow` (``needs_zoom`` and ``target_boxes`` set:
-the named cell for need-zoom rows, a random cell for no-need rows, which is the box the
-warm-up's tool-on traces zoom into).
+the named cell for need-zoom rows, the whole image for no-need rows; the warm-up's tool-on
+traces zoom into that box. A random cell for no-need rows made the warm-up's boxes look random
+to the model, which then wrote the same box for every question).
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ COLOURS: dict[str, tuple[int, int, int]] = {
     "yellow": (225, 200, 40),
 }
 """The four colour names every question offers, with the RGB the images use."""
+
+ROW_NAMES = "ABCDEFGH"
+"""Rows are named by letter and columns by number (ours): the two then never share a token, so a
+tiny model can find each one in the question by what it is, not by where it stands (with both
+named by digits, the 1.6M-parameter model of the learning run never learned which digit was
+the row; its boxes ignored the question)."""
 
 NEED_ZOOM_KIND = "tag"
 NO_NEED_KIND = "background"
@@ -93,12 +100,12 @@ def tag_grid_row(
     if needs_zoom:
         r, c = int(rng.integers(n)), int(rng.integers(n))
         truth = tags[(r, c)]
-        head = f"What colour is the small tag in row {r + 1}, column {c + 1}?"
+        head = f"What colour is the small tag in row {ROW_NAMES[r]}, column {c + 1}?"
         box = cell_box(cfg, r, c)
     else:
         truth = background
         head = "What colour is the background?"
-        box = cell_box(cfg, int(rng.integers(n)), int(rng.integers(n)))
+        box = [0.0, 0.0, float(cfg.size), float(cfg.size)]
     head += f" Answer with one of: {', '.join(names)}."
     buf = io.BytesIO()
     PILImage.fromarray(pixels).save(buf, format="PNG", compress_level=1)

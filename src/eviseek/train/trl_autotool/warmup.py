@@ -164,7 +164,8 @@ def warmup_sft(
 
     Each example is rendered with the same chat template and tool list that GRPO uses, so the
     tokens learned here are the tokens the rollouts produce. Examples are processed one at a
-    time (they differ in image count) with the gradient averaged over ``batch_size`` of them.
+    time (they differ in image count); the loss is the mean over all target tokens of the
+    ``batch_size`` examples, so long and short replies weigh by their length.
     """
     torch = require("torch", "train", "the AutoTool warm-up")
     report = WarmupReport()
@@ -174,6 +175,7 @@ def warmup_sft(
     header = tokenizer.encode(f"{IM_START}assistant\n", add_special_tokens=False)
     end_id = tokenizer.convert_tokens_to_ids(IM_END)
     encoded = []
+    n_targets: list[int] = []
     for convo in conversations:
         enc = processor.apply_chat_template(
             convo, tools=tools, tokenize=True, return_dict=True, return_tensors="pt"
@@ -184,6 +186,7 @@ def warmup_sft(
         labels[0, ~mask] = -100
         enc["labels"] = labels
         encoded.append(enc)
+        n_targets.append(max(1, int((labels[0, 1:] != -100).sum())))  # the model shifts labels by one
     device = next(model.parameters()).device
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     # Linear decay to zero: a constant rate large enough to learn the format quickly leaves the
@@ -198,9 +201,15 @@ def warmup_sft(
         order = torch.randperm(len(encoded), generator=gen)[:batch_size].tolist()
         optimizer.zero_grad()
         total = 0.0
+        n_batch = sum(n_targets[idx] for idx in order)
         for idx in order:
             batch = {k: v.to(device) for k, v in encoded[idx].items()}
-            loss = model(**batch).loss / len(order)
+            # The model's loss is a mean over one example's targets; weighting it by the target
+            # count gives every token of the batch the same weight. A mean per example instead
+            # weighs the mode token of a short tool-off reply (17 tokens) 3.4x more than that
+            # of a tool-on reply (58): the warm-up then taught a 0.22 tool-on prior although
+            # every question was shown in both modes.
+            loss = model(**batch).loss * (n_targets[idx] / n_batch)
             loss.backward()
             total += float(loss.detach())
         optimizer.step()
