@@ -75,7 +75,7 @@ def test_action(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str
                 "pour the full one into the other and see whether it spills",
             )
     if task.kind == "slide" and objs and "put_on_slope" in names:
-        if "slid=" in text:
+        if "put_on_slope: ok" in text:  # done once; its outcome is in the step's frames
             return None
         obj = _choice(specs, "put_on_slope", "object", objs[0])
         if obj:

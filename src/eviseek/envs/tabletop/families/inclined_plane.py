@@ -4,7 +4,8 @@ Scene: a static ramp (a wedge, 15-35 deg, friction 1.0) and a cube beside it who
 coefficient is either at least 1.3 times the tangent of the ramp angle (it stays) or at most 0.7
 times it (it slides). Friction is invisible, so the question is settled by testing: action
 ``put_on_slope(object)`` sets the cube on the middle of the slope, aligned with it, and simulates
-1.5 s. Feedback: ``slid`` and ``moved_cm``. The step's observation carries the slide as frames
+1.5 s. Its feedback says only that the cube was set down (ESI-Bench's put reports success and
+frames, no outcome), so the slide is seen, not read: the step's observation carries it as frames
 (``Observation.action_frames``): the scene from the agent's camera at release and every 0.25 s
 after it, then the step's own frame at 1.5 s (7 frames; ESI-Bench renders 30 physics frames
 after its put, paper app. E: the put invokes an answer call on that frame sequence).
@@ -44,16 +45,14 @@ SLIDE_FRAMES = 6
 0.25 s; enough to see a slide start and go, few enough for an answer call's image budget)."""
 
 
-def put_on_slope(world: World, obj: str, ramp: str) -> Feedback:
-    """Set ``obj`` on the middle of ``ramp``'s slope, aligned with it, and simulate."""
+def slope_start(world: World, obj: str, ramp: str) -> tuple[tuple[float, float, float], Any]:
+    """Where ``put_on_slope`` sets ``obj`` down: the middle of ``ramp``'s slope, aligned with it."""
     sim = world.sim
     spec = world.scene.object(ramp)
     length, _, height = spec.size
     theta = math.atan2(height, length)
     pos, orn = sim.pose_of(ramp)
     yaw = sim.p.getEulerFromQuaternion(orn)[2]
-    world.manipulator.held = None
-    sim.release(obj)
     half = world.scene.object(obj).size[2] / 2
     # Ramp-local: the slope rises along +x; its surface at x = 0 is half the height up from the base.
     normal = np.array([-math.sin(theta), 0.0, math.cos(theta)])
@@ -62,7 +61,17 @@ def put_on_slope(world: World, obj: str, ramp: str) -> Feedback:
     base = np.asarray(pos) - np.array([0, 0, height / 2])
     start = base + rot @ (np.array([0.0, 0.0, height / 2]) + local)
     quat = sim.p.getQuaternionFromEuler([0.0, -theta, yaw])
-    sim.set_pose(obj, tuple(float(v) for v in start), quat)
+    return (float(start[0]), float(start[1]), float(start[2])), quat
+
+
+def slide_cm(world: World, obj: str, ramp: str) -> float:
+    """Set ``obj`` on ``ramp``'s slope, let go, simulate ``TEST_SECONDS`` and return how far (cm)
+    it moved; the frames of the slide are recorded on the way when the world records."""
+    sim = world.sim
+    world.manipulator.held = None
+    sim.release(obj)
+    start, quat = slope_start(world, obj, ramp)
+    sim.set_pose(obj, start, quat)
     ticks = int(TEST_SECONDS * 240)
     chunk = ticks // SLIDE_FRAMES
     for _ in range(SLIDE_FRAMES):  # the same ticks as one run: watching changes no physics
@@ -70,13 +79,18 @@ def put_on_slope(world: World, obj: str, ramp: str) -> Feedback:
             world.record()
         sim.step(chunk)
     sim.step(ticks - chunk * SLIDE_FRAMES)
-    moved = float(np.linalg.norm(np.asarray(sim.pose_of(obj)[0]) - start)) * 100
-    slid = moved >= SLIDE_CM
+    return float(np.linalg.norm(np.asarray(sim.pose_of(obj)[0]) - np.asarray(start))) * 100
+
+
+def put_on_slope(world: World, obj: str, ramp: str) -> Feedback:
+    """The agent's slope test. Its feedback says only that the object was set down, as
+    ESI-Bench's put does: whether it slid is for the agent to see in the frames of the step, so the
+    answer cannot be read from the text."""
+    slide_cm(world, obj, ramp)
     return Feedback(
         operation="put_on_slope",
         success=True,
-        reason=f"{obj} slid {moved:.0f} cm down the ramp" if slid else f"{obj} stayed where it was set down",
-        state={"slid": slid, "moved_cm": round(moved, 1)},
+        reason=f"{obj} set on the middle of the slope and let go; the frames show what it did",
     )
 
 
@@ -175,8 +189,8 @@ class InclinedPlaneFamily(TaskFamily):
         return put_on_slope(world, world.metadata["object"], world.metadata["ramp"])
 
     def ground_truth(self, world: World, draft: TaskDraft) -> str:
-        fb = put_on_slope(world, draft.metadata["object"], draft.metadata["ramp"])
-        return "no" if fb.state["slid"] else "yes"
+        moved = slide_cm(world, draft.metadata["object"], draft.metadata["ramp"])
+        return "no" if moved >= SLIDE_CM else "yes"
 
     def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
         o, r = metadata["object"], metadata["ramp"]
