@@ -144,3 +144,12 @@ def test_prose_without_an_answer_stays_a_parse_failure() -> None:
         assert not parse_reply(reply, AnswerReply).ok
     # Stages that are not answer replies never take an answer from prose.
     assert parse_reply("Answer: A", SingleStepReply).prose is None
+
+
+def test_an_escaped_surrogate_pair_read_as_a_python_literal_is_one_character() -> None:
+    # Found by Hypothesis: '#' after the object makes the reply a Python literal with a comment,
+    # and Python keeps an escaped pair as two lone surrogates, which no encoder can write.
+    reply = "\n" + json.dumps({"\U00010000": "x\U0001f600"}) + "\n#"
+    found = extract_json(reply)
+    assert found is not None and found[0] == {"\U00010000": "x\U0001f600"}
+    json.dumps(found[0]).encode("utf-8")  # writable

@@ -188,10 +188,26 @@ def _try_load(candidate: str) -> tuple[Any, bool] | None:
 def _jsonable(value: Any) -> Any:
     """Python literals as plain JSON values (tuples to lists, keys to strings)."""
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {_joined_surrogates(str(k)): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
         return [_jsonable(v) for v in value]
+    if isinstance(value, str):
+        return _joined_surrogates(value)
     return value
+
+
+def _joined_surrogates(text: str) -> str:
+    """A string as JSON would read it: a ``\\ud800\\udc00`` escape pair is one character.
+
+    JSON joins an escaped UTF-16 surrogate pair into the character it encodes; a Python literal
+    keeps two lone surrogates, which no encoder can write. A lone surrogate stays as it is.
+    """
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    try:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:
+        return text
 
 
 def _balanced_spans(text: str) -> list[str]:
