@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,13 @@ def test_eval_agents_autotool_resumes_after_a_kill(tmp_path: Path) -> None:
         )
         try:
             assert script.held.wait(120), "the run never reached its third question"
+            # Finished episodes are saved in the background: kill only once both are on disk, so
+            # the resume has exactly one question left (a kill inside that window re-runs the
+            # unsaved one too, which is correct but not what this test counts).
+            deadline = time.monotonic() + 60
+            while len(list((out / "episodes").rglob("trajectory.json"))) < 2:
+                assert time.monotonic() < deadline, "the first two episodes were never saved"
+                time.sleep(0.05)
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.wait(30)
