@@ -145,9 +145,7 @@ def test_phone_width_reference_images_placeholders_and_markers(browser: Any, run
     )
     assert goal >= 120
     # Collapsible model-call sections show an open/closed marker.
-    marker = page.locator("summary.call-head").first.evaluate(
-        "e => getComputedStyle(e, '::before').content"
-    )
+    marker = page.locator("summary.call-head").first.evaluate("e => getComputedStyle(e, '::before').content")
     assert marker not in ("none", "normal", "")
     page.locator("[data-testid=subtasks]").screenshot(path=str(_artifacts() / "subtasks_390px.png"))
     page.screenshot(path=str(_artifacts() / "eviseek_episode_390px.png"), full_page=True)

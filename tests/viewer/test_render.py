@@ -192,4 +192,3 @@ def test_reference_images_saved_with_the_runs_questions_are_found(run_copy: Path
         assert len(refs) == 2, page
         html = page.read_text(encoding="utf-8")
         assert "file not found" not in html and html.count("data:image/jpeg") >= 2
-
