@@ -41,13 +41,15 @@ def _heldout(args: argparse.Namespace) -> list:
     return tag_grid_rows(args.heldout, seed=t.seed + 1, config=grid)
 
 
-def stage_one(args: argparse.Namespace) -> None:
+def stage_one(args: argparse.Namespace) -> bool:
+    """Warm up (unless ``OUT/warm`` already holds a warmed model) and evaluate; whether it warmed up."""
     from eviseek.train.autotool_config import load_config
     from eviseek.train.learning_run import evaluate_saved, warm_start
     from eviseek.train.trl_autotool.run import load_model_and_processor
 
     warm = args.out / "warm"
-    if not (warm / "warmup.json").is_file():
+    ran = not (warm / "warmup.json").is_file()
+    if ran:
         start = time.perf_counter()
         report = warm_start(load_config(args.config, _overrides(args)), warm)
         seconds = time.perf_counter() - start
@@ -60,6 +62,7 @@ def stage_one(args: argparse.Namespace) -> None:
         ev: Evaluation = evaluate_saved(cfg, model, processor, _heldout(args), forced=True)
         (warm / "heldout.json").write_text(ev.model_dump_json(indent=2), encoding="utf-8")
         print(f"warm-up model held-out: {json.dumps(ev.free.stats)}")
+    return ran
 
 
 def one_variant(args: argparse.Namespace, name: str) -> None:
@@ -142,16 +145,16 @@ def main() -> None:
         return
     if not args.report_only:
         start, load0 = time.time(), os.getloadavg()[0]
-        stage_one(args)
+        warmed = stage_one(args)
         run_variants(args, [v for v in args.variants.split(",") if v])
-        _write_run_time(args.out, start, load0)
+        _write_run_time(args.out, start, load0, warmed)
     from eviseek.train.learning_report import write_report
 
     path = write_report(args.out, args.report, command=_command(args), notes=_notes(args))
     print(f"report: {path}")
 
 
-def _write_run_time(out: Path, start: float, load0: float) -> None:
+def _write_run_time(out: Path, start: float, load0: float, warmed: bool) -> None:
     """Wall and CPU time of this invocation (this process and every variant process it waited for)."""
     import resource
 
@@ -164,6 +167,7 @@ def _write_run_time(out: Path, start: float, load0: float) -> None:
         "load_average_start": load0,
         "load_average_end": os.getloadavg()[0],
         "cpus": os.cpu_count(),
+        "warmup_ran": warmed,
     }
     (out / "run_time.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
 

@@ -314,9 +314,15 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
     timing = out / "run_time.json"
     if timing.is_file():
         t = json.loads(timing.read_text(encoding="utf-8"))
+        what = (
+            "Whole run (warm-up, held-out evaluations, every variant)"
+            if t.get("warmup_ran", True)
+            else "This run (held-out evaluations, every variant; the warm-up was saved by an earlier "
+            "invocation and reused, its time is under Stage 1)"
+        )
         lines += [
             "",
-            f"Whole run (warm-up, held-out evaluations, every variant): "
+            f"{what}: "
             f"{t['wall_seconds'] / 60:.1f} min wall, {t['cpu_seconds'] / 60:.1f} min CPU over all its "
             f"processes, started {t['started']} on "
             f"{t['cpus']} CPUs with load average {t['load_average_start']:.1f} at the start and "
