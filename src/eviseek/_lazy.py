@@ -6,6 +6,7 @@ import contextlib
 import importlib
 import os
 import sys
+import threading
 from types import ModuleType
 
 from eviseek.errors import MissingExtraError
@@ -31,9 +32,24 @@ def require_pybullet(purpose: str = "") -> ModuleType:
     ``/dev/null`` during the import, and C's buffers are flushed before they are restored so the
     banner cannot come out later either. Python-level errors are exceptions, not output, so
     nothing a user needs is hidden.
+
+    The descriptor swap is process-wide, so first imports from several threads (an evaluation's
+    episodes start their simulators side by side) take one lock: without it, a second thread
+    could save the descriptor while it points at ``/dev/null`` and restore *that* last, leaving
+    the command's standard output silently discarded for the rest of the run.
     """
     if "pybullet" in sys.modules:
         return sys.modules["pybullet"]
+    with _QUIET_IMPORT_LOCK:
+        if "pybullet" in sys.modules:  # another thread finished the import while we waited
+            return sys.modules["pybullet"]
+        return _import_pybullet_quietly(purpose)
+
+
+_QUIET_IMPORT_LOCK = threading.Lock()
+
+
+def _import_pybullet_quietly(purpose: str) -> ModuleType:
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:
             stream.flush()
