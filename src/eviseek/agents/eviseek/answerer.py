@@ -234,40 +234,17 @@ async def answer_episode(
         if guarded:
             add_unretained_context(ctx, traj, feedback_chars=feedback_chars, at_step=at_step)
     demands = [d.model_dump() for d in eviseek_plan(traj).demands] if show_demands else []
-    images = [*references, *ctx.images]
-    frame_ids = [*([-1] * len(references)), *ctx.frame_ids]
-    parsed, completion = await caller.ask_rendered(
-        Stage.ANSWER,
-        AnswerReply,
-        fallback="read the answer from the reply text",
-        at_step=at_step,
-        metadata={
-            **contract_metadata(question),
-            "memory": memory,
-            "frame_ids": frame_ids,
-            "demands": demands,
-        },
-        context={
-            "question": question,
-            "contract": question.contract.describe(),
-            "demands": [{"id": d["id"], "text": d["text"]} for d in demands],
-            "references": references,
-            "history": ctx.history,
-            "items": ctx.items,
-            "items_title": ctx.items_title,
-        },
-    )
-    raw = parsed.value.answer if parsed.value is not None else completion.text
-    traj.answer_images = images
-    traj.answer_frame_ids = frame_ids
-    return await resolve_answer(
+    return await _ask_answer(
         caller,
         question,
-        raw,
-        images=images,
-        context="\n".join(it["label"] for it in ctx.items[-8:]),
+        traj,
+        ctx,
+        memory=memory,
+        demands=demands,
+        references=references,
+        recent=[it["label"] for it in ctx.items],
+        forced_choice=forced_choice,
         at_step=at_step,
-        enabled=forced_choice,
     )
 
 
@@ -293,9 +270,52 @@ async def answer_from_motion(
         {"label": f"Frame {k} of {len(motion)} {what}(physics simulation, oldest first)", "image": img}
         for k, (img, _) in enumerate(motion, 1)
     ]
-    images = [*references, *(img for img, _ in motion)]
-    frame_ids = [*([-1] * len(references)), *(fid for _, fid in motion)]
     history = [f"Step {s.index}: {s.action.text()} [{feedback_note(s.feedback)}]" for s in traj.steps]
+    ctx = AnswerContext(
+        items=items,
+        history=history,
+        items_title="Frames of the physics simulation after the last action",
+        images=[img for img, _ in motion],
+        frame_ids=[fid for _, fid in motion],
+    )
+    return await _ask_answer(
+        caller,
+        question,
+        traj,
+        ctx,
+        memory="motion",
+        demands=[],
+        references=references,
+        recent=history,
+        forced_choice=forced_choice,
+        at_step=at_step,
+        extra_metadata={"motion_frames": len(motion)},
+    )
+
+
+async def _ask_answer(
+    caller: StageCaller,
+    question: Question,
+    traj: Trajectory,
+    ctx: AnswerContext,
+    *,
+    memory: str,
+    demands: list[dict[str, Any]],
+    references: list[Image],
+    recent: list[str],
+    forced_choice: bool,
+    at_step: int,
+    extra_metadata: dict[str, Any] | None = None,
+) -> tuple[str | None, str | None]:
+    """The answer call itself, whichever memory built ``ctx``: references go before its images,
+    the trajectory records what the call saw, and the reply is normalised (with a forced choice
+    if enabled) against the last eight lines of ``recent``.
+
+    ``extra_metadata`` lands between ``frame_ids`` and ``demands`` so that the request metadata
+    keeps the key order saved runs already have.
+    """
+    images = [*references, *ctx.images]
+    frame_ids = [*([-1] * len(references)), *ctx.frame_ids]
     parsed, completion = await caller.ask_rendered(
         Stage.ANSWER,
         AnswerReply,
@@ -303,19 +323,19 @@ async def answer_from_motion(
         at_step=at_step,
         metadata={
             **contract_metadata(question),
-            "memory": "motion",
+            "memory": memory,
             "frame_ids": frame_ids,
-            "motion_frames": len(motion),
-            "demands": [],
+            **(extra_metadata or {}),
+            "demands": demands,
         },
         context={
             "question": question,
             "contract": question.contract.describe(),
-            "demands": [],
+            "demands": [{"id": d["id"], "text": d["text"]} for d in demands],
             "references": references,
-            "history": history,
-            "items": items,
-            "items_title": "Frames of the physics simulation after the last action",
+            "history": ctx.history,
+            "items": ctx.items,
+            "items_title": ctx.items_title,
         },
     )
     raw = parsed.value.answer if parsed.value is not None else completion.text
@@ -326,7 +346,7 @@ async def answer_from_motion(
         question,
         raw,
         images=images,
-        context="\n".join(history[-8:]),
+        context="\n".join(recent[-8:]),
         at_step=at_step,
         enabled=forced_choice,
     )
