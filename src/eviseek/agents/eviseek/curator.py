@@ -16,7 +16,7 @@ Both write full provenance (frame, step, outcome, intent, subtask, demand, note)
 from __future__ import annotations
 
 from eviseek.agents.eviseek.intents import CompiledIntent
-from eviseek.agents.eviseek.keeper import candidate_steps, keep_step, review_request
+from eviseek.agents.eviseek.keeper import ask_review, candidate_steps, keep_step
 from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.seeker import SeekDecision
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
@@ -56,16 +56,17 @@ async def curate(
     candidates = candidate_steps(steps[:-1], ep.cfg.keep_candidates)
     if not candidates:
         return []
-    metadata, context = review_request(ep, subtask, compiled, steps, candidates, memory)
-    parsed, _ = await ep.caller.ask_rendered(
-        Stage.CURATE,
-        CurateReply,
+    reply = await ask_review(
+        ep,
+        subtask,
+        compiled,
+        steps,
+        candidates,
+        memory,
+        stage=Stage.CURATE,
+        reply=CurateReply,
         fallback="keep no intermediate frame",
-        at_step=ep.steps_used,
-        metadata=metadata,
-        context=context,
     )
-    reply = parsed.value
     if reply is None:
         return []  # unreadable: the seeker still judges the intent's last view
     picks = sorted({i for i in reply.frames if 1 <= i <= len(candidates)})

@@ -9,7 +9,9 @@ never the simulator.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from eviseek.agents.eviseek.answerer import feedback_note, informative
 from eviseek.agents.eviseek.intents import CompiledIntent
@@ -17,6 +19,8 @@ from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import KeepReply, TrackReply
 from eviseek.types import EvidenceItem, Image, Stage, StepRecord
+
+R = TypeVar("R", bound=BaseModel)
 
 
 def candidate_steps(steps: list[StepRecord], limit: int) -> list[StepRecord]:
@@ -31,7 +35,7 @@ def candidate_steps(steps: list[StepRecord], limit: int) -> list[StepRecord]:
     return [with_images[i] for i in idx]
 
 
-def review_request(
+async def ask_review(
     ep: Episode,
     subtask: Subtask,
     compiled: CompiledIntent,
@@ -39,15 +43,19 @@ def review_request(
     candidates: list[StepRecord],
     memory: WorkingMemory | None,
     *,
+    stage: Stage,
+    reply: type[R],
+    fallback: str,
     purpose: str | None = None,
     before: Image | None = None,
     before_frame: int | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The metadata and template context of a call that reviews an intent's views.
+) -> R | None:
+    """Ask a call that reviews an intent's views; its parsed reply, or ``None`` if unreadable.
 
     The keeper and the curator ask the same question about the same material (the intent, its
     subtask and demand, the outcomes, the working memory and the candidate views); the keeper
-    adds the view before the intent. Metadata keys keep one order, so saved records compare.
+    adds the view before the intent. Each caller keeps its own stage, reply schema and answer
+    to an unreadable reply. Metadata keys keep one order, so saved records compare.
     """
     outcomes = [feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)]
     demand = ep.demand_of(subtask)
@@ -76,7 +84,10 @@ def review_request(
     }
     if before is not None:
         context["before"] = before
-    return metadata, context
+    parsed, _ = await ep.caller.ask_rendered(
+        stage, reply, fallback=fallback, at_step=ep.steps_used, metadata=metadata, context=context
+    )
+    return parsed.value
 
 
 def keep_step(
@@ -113,26 +124,20 @@ async def review(
     candidates = candidate_steps(steps, ep.cfg.keep_candidates)
     if not candidates:
         return []
-    metadata, context = review_request(
+    reply = await ask_review(
         ep,
         subtask,
         compiled,
         steps,
         candidates,
         memory,
+        stage=Stage.KEEP,
+        reply=KeepReply,
+        fallback="keep the last new view",
         purpose="keep",
         before=before,
         before_frame=before_frame,
     )
-    parsed, _ = await ep.caller.ask_rendered(
-        Stage.KEEP,
-        KeepReply,
-        fallback="keep the last new view",
-        at_step=ep.steps_used,
-        metadata=metadata,
-        context=context,
-    )
-    reply = parsed.value
     if reply is None:
         chosen, note = [candidates[-1]], "kept by default: the keeper's reply could not be read"
     elif not reply.keep:
