@@ -8,6 +8,7 @@ continue, replace the remaining subtasks (``replan``) or stop and answer.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from eviseek.agents.eviseek.answerer import build_context
@@ -109,22 +110,8 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
             )
             decision = "continue"
         else:
-            start = max((s.id for s in ep.plan.subtasks), default=0) + 1
-            new = subtasks_from_items(
-                reply.subtasks if reply else [],
-                ep.plan.demands,
-                start_id=start,
-                limit=ep.cfg.max_subtasks,
-                trajectory=ep.traj,
-                stage=Stage.COVERAGE,
-            )
+            new = replan_subtasks(ep, reply)
             if not new:
-                ep.traj.log(
-                    "replan_empty",
-                    "replan asked without usable subtasks; continuing",
-                    stage=Stage.COVERAGE,
-                    at_step=ep.steps_used,
-                )
                 decision = "continue"
             else:
                 dropped = [s.model_dump() for s in remaining]
@@ -139,3 +126,30 @@ async def coverage_check(ep: Episode, closed: Subtask, replans_left: int) -> str
     record.decision = decision
     ep.plan.coverage.append(record)
     return decision
+
+
+def replan_subtasks(ep: Episode, reply: CoverageReply | None, covered: Collection[int] = ()) -> list[Subtask]:
+    """The usable subtasks of a coverage reply that asked to replan, numbered after the highest
+    id used so far and checked as in planning; a subtask for a demand in ``covered`` is dropped
+    (it would close at once). When none is left, the refusal is logged as ``replan_empty`` and
+    the caller continues with its plan. Both controllers (:func:`coverage_check` and the
+    navigation controller) replan this way.
+    """
+    start = max((s.id for s in ep.plan.subtasks), default=0) + 1
+    new = subtasks_from_items(
+        reply.subtasks if reply else [],
+        ep.plan.demands,
+        start_id=start,
+        limit=ep.cfg.max_subtasks,
+        trajectory=ep.traj,
+        stage=Stage.COVERAGE,
+    )
+    new = [s for s in new if s.demand not in covered]
+    if not new:
+        ep.traj.log(
+            "replan_empty",
+            "replan asked without usable subtasks; continuing",
+            stage=Stage.COVERAGE,
+            at_step=ep.steps_used,
+        )
+    return new

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from eviseek.agents.eviseek.answerer import feedback_note, informative
+from eviseek.agents.eviseek.control import replan_subtasks
 from eviseek.agents.eviseek.curator import keep_current
-from eviseek.agents.eviseek.planner import Subtask, subtasks_from_items
+from eviseek.agents.eviseek.planner import Subtask
 from eviseek.agents.eviseek.seeker import BLOCKED, DONE, SeekDecision, decision_record, seek
 from eviseek.agents.eviseek.state import Episode, WorkingMemory
 from eviseek.agents.replies import CoverageReply
@@ -241,24 +242,8 @@ def _replan(
             "replan_refused", "replan limit reached; continuing", stage=Stage.COVERAGE, at_step=ep.steps_used
         )
         return "continue"
-    start = max((s.id for s in ep.plan.subtasks), default=0) + 1
-    new = subtasks_from_items(
-        reply.subtasks if reply else [],
-        ep.plan.demands,
-        start_id=start,
-        limit=ep.cfg.max_subtasks,
-        trajectory=ep.traj,
-        stage=Stage.COVERAGE,
-    )
-    # A subtask for a demand already covered would be closed at once; drop it.
-    new = [s for s in new if s.demand not in state.covered]
+    new = replan_subtasks(ep, reply, covered=state.covered)
     if not new:
-        ep.traj.log(
-            "replan_empty",
-            "replan asked without usable subtasks; continuing",
-            stage=Stage.COVERAGE,
-            at_step=ep.steps_used,
-        )
         return "continue"
     state.replans_left -= 1
     if active is not None and active.status == "active":
