@@ -27,15 +27,16 @@ from eviseek.eval.judging import (
     FIRST_MAX_TOKENS,
     GRADES,
     RETRY_MAX_TOKENS,
+    GradeFile,
     JudgeAnswer,
     ask_judge,
     image_mark,
     json_object,
-    judge_episodes,
     judge_template,
     load_grades,
     load_questions,
     prompt_messages,
+    record_asking,
     reference_answer,
     resolve_grade,
     run_trajectories,
@@ -102,6 +103,10 @@ class SupportGrade(BaseModel):
     """The judge's raw replies, one per attempt."""
     usage: Usage = Field(default_factory=Usage)
     error: str | None = None
+
+
+SUPPORT_GRADES = GradeFile(SUPPORT_FILE, SupportGrade, graded=lambda g: g.grade is not None)
+"""``RUN_DIR/support.jsonl``; a grade of ``None`` (no usable reply) is judged again on a re-run."""
 
 
 class JudgeImage(BaseModel):
@@ -317,17 +322,15 @@ class SupportJudge:
         asked = await ask_judge(
             self.model, messages, config, [self.max_tokens, self.retry_max_tokens], parse_judge_reply
         )
-        grade.attempts, grade.outputs, grade.usage = asked.attempts, asked.outputs, asked.usage
+        record_asking(grade, asked)
         if asked.value is not None:
             grade.grade, grade.reason = asked.value, asked.reason
-        else:
-            grade.error = asked.error
         return grade
 
 
 def load_support_grades(run_dir: str | Path) -> dict[tuple[str, str], SupportGrade]:
     """Grades from ``RUN_DIR/support.jsonl`` keyed by (agent, question_id); later lines win."""
-    return load_grades(Path(run_dir) / SUPPORT_FILE, SupportGrade)
+    return SUPPORT_GRADES.load(run_dir)
 
 
 async def judge_run(
@@ -357,13 +360,6 @@ async def judge_run(
             save_dir=Path(run_dir) / "judge" / ep.parent.name / ep.name if save_inputs else None,
         )
 
-    return await judge_episodes(
-        run_dir,
-        SUPPORT_FILE,
-        SupportGrade,
-        graded=lambda previous: previous.grade is not None,
-        grade_one=grade_one,
-        agents=agents,
-        concurrency=concurrency,
-        overwrite=overwrite,
+    return await SUPPORT_GRADES.judge_run(
+        run_dir, grade_one, agents=agents, concurrency=concurrency, overwrite=overwrite
     )

@@ -17,9 +17,10 @@ import json
 import os
 import re
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -184,6 +185,23 @@ async def ask_judge(
     return out
 
 
+class AskedRecord(Protocol):
+    """The fields every protocol's grade keeps about the asking (see :func:`record_asking`)."""
+
+    attempts: int
+    outputs: list[str]
+    usage: Usage
+    error: str | None
+
+
+def record_asking(grade: AskedRecord, asked: JudgeAnswer[Any]) -> None:
+    """Copy onto ``grade`` how the judge was asked: attempts, raw replies and usage, and the error
+    when no reply gave a value. What a value means stays with the protocol that asked."""
+    grade.attempts, grade.outputs, grade.usage = asked.attempts, asked.outputs, asked.usage
+    if asked.value is None:
+        grade.error = asked.error
+
+
 # --------------------------------------------------------------------------- runs
 
 
@@ -245,48 +263,62 @@ def append_record(path: Path, record: BaseModel) -> None:
         os.fsync(fh.fileno())
 
 
-async def judge_episodes(
-    run_dir: str | Path,
-    grades_file: str,
-    grade_model: type[G],
-    *,
-    graded: Callable[[G], bool],
-    grade_one: Callable[[Question, Trajectory, Path], Awaitable[G]],
-    agents: Sequence[str] | None = None,
-    concurrency: int = 4,
-    overwrite: bool = False,
-) -> list[G]:
-    """Grade every saved episode of a run (or of ``agents``), appending to ``RUN_DIR/grades_file``.
+@dataclass(frozen=True)
+class GradeFile(Generic[G]):
+    """One protocol's grades in a run directory: ``RUN_DIR/name``, one ``model`` record a line.
 
-    An episode whose saved grade passes ``graded`` is skipped unless ``overwrite``; one whose
-    earlier attempt gave no usable grade is tried again. ``grade_one(question, trajectory,
-    episode_folder)`` grades one episode; at most ``concurrency`` run at once, and each grade is
-    appended as soon as it is in.
+    ``graded`` tells a saved grade that holds a usable verdict from one whose earlier attempt
+    gave none (the second kind is judged again on a re-run).
     """
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    run = Path(run_dir)
-    episodes = run_trajectories(run, agents)
-    questions = load_questions(run)
-    done = {} if overwrite else load_grades(run / grades_file, grade_model)
-    todo: list[tuple[Trajectory, Path]] = []
-    for traj, folder in episodes:
-        previous = done.get((traj.agent, traj.question_id))
-        if previous is not None and graded(previous):
-            continue
-        todo.append((traj, folder))
-    missing = sorted({t.question_id for t, _ in todo if t.question_id not in questions})
-    if missing:
-        raise ValueError(
-            f"{len(missing)} episode(s) answer questions missing from questions.jsonl, e.g. {missing[:5]}"
-        )
-    sem = asyncio.Semaphore(concurrency)
-    out_path = run / grades_file
 
-    async def one(traj: Trajectory, ep: Path) -> G:
-        async with sem:
-            grade = await grade_one(questions[traj.question_id], traj, ep)
-            append_record(out_path, grade)
-            return grade
+    name: str
+    model: type[G]
+    graded: Callable[[G], bool]
 
-    return list(await asyncio.gather(*(one(t, ep) for t, ep in todo)))
+    def load(self, run_dir: str | Path) -> dict[tuple[str, str], G]:
+        """The grades keyed by (agent, question_id); later lines win (see :func:`load_grades`)."""
+        return load_grades(Path(run_dir) / self.name, self.model)
+
+    async def judge_run(
+        self,
+        run_dir: str | Path,
+        grade_one: Callable[[Question, Trajectory, Path], Awaitable[G]],
+        *,
+        agents: Sequence[str] | None = None,
+        concurrency: int = 4,
+        overwrite: bool = False,
+    ) -> list[G]:
+        """Grade every saved episode of a run (or of ``agents``), appending to this file.
+
+        An episode whose saved grade passes ``graded`` is skipped unless ``overwrite``; one whose
+        earlier attempt gave no usable grade is tried again. ``grade_one(question, trajectory,
+        episode_folder)`` grades one episode; at most ``concurrency`` run at once, and each
+        grade is appended as soon as it is in.
+        """
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        run = Path(run_dir)
+        episodes = run_trajectories(run, agents)
+        questions = load_questions(run)
+        done = {} if overwrite else self.load(run)
+        todo: list[tuple[Trajectory, Path]] = []
+        for traj, folder in episodes:
+            previous = done.get((traj.agent, traj.question_id))
+            if previous is not None and self.graded(previous):
+                continue
+            todo.append((traj, folder))
+        missing = sorted({t.question_id for t, _ in todo if t.question_id not in questions})
+        if missing:
+            raise ValueError(
+                f"{len(missing)} episode(s) answer questions missing from questions.jsonl, e.g. {missing[:5]}"
+            )
+        sem = asyncio.Semaphore(concurrency)
+        out_path = run / self.name
+
+        async def one(traj: Trajectory, ep: Path) -> G:
+            async with sem:
+                grade = await grade_one(questions[traj.question_id], traj, ep)
+                append_record(out_path, grade)
+                return grade
+
+        return list(await asyncio.gather(*(one(t, ep) for t, ep in todo)))

@@ -24,13 +24,13 @@ from eviseek.eval.judge import MAX_HEIGHT, MAX_WIDTH, fit_image
 from eviseek.eval.judging import (
     FIRST_MAX_TOKENS,
     RETRY_MAX_TOKENS,
+    GradeFile,
     ask_judge,
     image_mark,
     json_object,
-    judge_episodes,
     judge_template,
-    load_grades,
     prompt_messages,
+    record_asking,
     reference_answer,
     resolve_grade,
 )
@@ -68,6 +68,10 @@ class ExpressGrade(BaseModel):
     outputs: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     error: str | None = None
+
+
+EXPRESS_GRADES = GradeFile(EXPRESS_FILE, ExpressGrade, graded=lambda g: g.score is not None)
+"""``RUN_DIR/express.jsonl``; a grade without a score is judged again on a re-run."""
 
 
 def response_text(traj: Trajectory) -> str:
@@ -166,9 +170,8 @@ class ExpressJudge:
         )
         messages, config = build_express_request(question, response, image)
         asked = await ask_judge(self.model, messages, config, self.budgets, parse_express_reply)
-        grade.attempts, grade.outputs, grade.usage = asked.attempts, asked.outputs, asked.usage
+        record_asking(grade, asked)
         if asked.value is None:
-            grade.error = asked.error
             return grade
         g, s = asked.value
         # Without an image nothing can be grounded, whatever the judge says.
@@ -178,7 +181,7 @@ class ExpressJudge:
 
 def load_express_grades(run_dir: str | Path) -> dict[tuple[str, str], ExpressGrade]:
     """Grades from ``RUN_DIR/express.jsonl`` keyed by (agent, question_id); later lines win."""
-    return load_grades(Path(run_dir) / EXPRESS_FILE, ExpressGrade)
+    return EXPRESS_GRADES.load(run_dir)
 
 
 async def judge_run_express(
@@ -200,13 +203,6 @@ async def judge_run_express(
     async def grade_one(question: Question, traj: Trajectory, ep: Path) -> ExpressGrade:
         return await grader.grade(question, traj, base_dir=ep)
 
-    return await judge_episodes(
-        run_dir,
-        EXPRESS_FILE,
-        ExpressGrade,
-        graded=lambda previous: previous.score is not None,
-        grade_one=grade_one,
-        agents=agents,
-        concurrency=concurrency,
-        overwrite=overwrite,
+    return await EXPRESS_GRADES.judge_run(
+        run_dir, grade_one, agents=agents, concurrency=concurrency, overwrite=overwrite
     )
