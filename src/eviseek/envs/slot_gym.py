@@ -34,7 +34,12 @@ class SlotGymEnv(gym.Env):  # type: ignore[misc,name-defined]
     """The wrapped eviseek env (``reset``, ``step``, ``question``, ``close``)."""
     questions: list[Question] | None
 
-    def _setup_spaces(self, render_mode: str | None, width: int, height: int) -> None:
+    def _setup(
+        self, render_mode: str | None, width: int, height: int, questions: list[Question] | None
+    ) -> None:
+        """The start of every wrapper's constructor (which then builds ``inner``): check
+        ``render_mode``, lay out the spaces for frames of ``width`` x ``height`` and keep a copy
+        of the ``questions`` to draw from (an empty list counts as none)."""
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
@@ -43,6 +48,7 @@ class SlotGymEnv(gym.Env):  # type: ignore[misc,name-defined]
         self._slots: list[Slot] = [None] * self.n_actions
         self._frame: np.ndarray | None = None
         self._question: Question | None = None
+        self.questions = list(questions) if questions else None
 
     def _slot_list(self) -> list[Slot]:
         """The current question's slots, ``n_actions`` long."""

@@ -57,9 +57,8 @@ class HouseGymEnv(SlotGymEnv):
         questions: list[Question] | None = None,
     ) -> None:
         """``questions``: draw episodes from these (by seed) instead of generating new ones."""
-        self._setup_spaces(render_mode, width, height)
+        self._setup(render_mode, width, height, questions)
         self.inner = HouseEnv(width=width, height=height, max_steps=max_steps, kinds=kinds)
-        self.questions = list(questions) if questions else None
         self.kinds = kinds
 
     def _answer_list(self) -> list[str]:

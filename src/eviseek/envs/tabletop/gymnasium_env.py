@@ -65,9 +65,8 @@ class TabletopGymEnv(SlotGymEnv):
         questions: list[Question] | None = None,
     ) -> None:
         """``questions``: draw episodes from these (by seed) instead of generating new ones."""
-        self._setup_spaces(render_mode, width, height)
+        self._setup(render_mode, width, height, questions)
         self.inner = TabletopEnv(width=width, height=height, max_steps=max_steps, subcategories=subcategories)
-        self.questions = list(questions) if questions else None
         self.subcategories = subcategories
 
     def _slot_list(self) -> list[Slot]:
