@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Generic, Protocol, TypeVar
 
 from eviseek.envs.budget import BudgetedSteps
-from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
+from eviseek.envs.tabletop.support import Evidence, FrameInfo, SupportGrader
 from eviseek.errors import EnvError
 from eviseek.types import Feedback, Image, Observation, Pose, Question
 
@@ -106,6 +106,13 @@ class SimulatedEnv(BudgetedSteps, Generic[OracleT]):
         self._truncated = False
         obs = self._observe()
         return obs, self._info()
+
+    def _start_grader(self, evidence: list[Evidence], fov: float) -> None:
+        """Grade this episode's frames for ``evidence`` (privileged envs only). The probe must
+        already hold the episode's scene: the grader asks it to render objects alone."""
+        self._grader = SupportGrader(
+            evidence, alone=self._probe.pixels_alone, fov=fov, width=self.width, height=self.height
+        )
 
     def close(self) -> None:
         """Release both PyBullet clients."""

@@ -30,7 +30,7 @@ from eviseek.envs.house.seen import OBSTACLE_Z, SeenMap
 from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.envs.simulated import SimulatedEnv, SupportOracle
-from eviseek.envs.tabletop.support import Evidence, SupportGrader
+from eviseek.envs.tabletop.support import Evidence
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Observation, Pose
 
@@ -127,13 +127,8 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
                 self._probe = HouseProbe(spec, width=self.width, height=self.height)
             else:
                 self._probe.load(spec)
-            evidence = _EVIDENCE.validate_python(question.metadata.get("evidence", []))
-            self._grader = SupportGrader(
-                evidence,
-                alone=self._probe.pixels_alone,
-                fov=self._sim.vfov,
-                width=self.width,
-                height=self.height,
+            self._start_grader(
+                _EVIDENCE.validate_python(question.metadata.get("evidence", [])), self._sim.vfov
             )
         self._oracle = HouseOracle(self) if self.privileged else None
         self._path_length = 0.0

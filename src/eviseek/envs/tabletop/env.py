@@ -23,7 +23,7 @@ from eviseek.envs.tabletop.families import TaskFamily, World, get_family
 from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
-from eviseek.envs.tabletop.support import ActionEvent, SupportGrader
+from eviseek.envs.tabletop.support import ActionEvent
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Observation
 
@@ -99,13 +99,7 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
             if self._probe is None:
                 self._probe = ProbeSim(width=self.width, height=self.height)
             self._probe.load(spec)
-            self._grader = SupportGrader(
-                family.evidence(spec, question.metadata),
-                alone=self._probe.pixels_alone,
-                fov=spec.fov,
-                width=self.width,
-                height=self.height,
-            )
+            self._start_grader(family.evidence(spec, question.metadata), spec.fov)
         self._oracle = TabletopOracle(self) if self.privileged else None
         self._action_frames = []
         return self._begin_episode(spec.camera)
