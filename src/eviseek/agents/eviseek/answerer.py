@@ -18,7 +18,7 @@ from eviseek.agents.common import StageCaller, contract_metadata, resolve_answer
 from eviseek.agents.eviseek.board import EvidenceBoard
 from eviseek.agents.eviseek.config import Memory
 from eviseek.agents.replies import AnswerReply
-from eviseek.types import Feedback, Image, Question, Stage, Trajectory
+from eviseek.types import EvidenceItem, Feedback, Image, Question, Stage, Trajectory
 from eviseek.types.plans import EviSeekPlan
 
 _REASONING_KEYS = ("reasoning", "rationale", "thought", "thoughts", "explanation")
@@ -49,6 +49,24 @@ class AnswerContext:
     items_title: str = "Retained evidence"
     images: list[Image] = field(default_factory=list)
     frame_ids: list[int] = field(default_factory=list)
+
+
+def evidence_label(k: int, item: EvidenceItem, feedback_chars: int, *, show_demand: bool) -> str:
+    """How a call that reads the board names its ``k``-th item: where it came from (view,
+    subtask, the demand if ``show_demand``, intent), then its note and an informative outcome."""
+    where = [f"view {item.frame_id}"]
+    if item.subtask is not None:
+        where.append(f"subtask {item.subtask}")
+    if show_demand and item.demand is not None:
+        where.append(f"demand {item.demand}")
+    if item.intent:
+        where.append(f"via {item.intent}")
+    label = f"Evidence {k} ({', '.join(where)})"
+    if item.note:
+        label += f": {item.note}"
+    if informative(item.outcome):
+        label += f" Outcome: {feedback_note(item.outcome, feedback_chars)}"
+    return label
 
 
 def eviseek_plan(traj: Trajectory) -> EviSeekPlan:
@@ -96,18 +114,7 @@ def build_context(
     if memory == "board":
         board = board if board is not None else EvidenceBoard.from_trajectory(traj)
         for k, it in enumerate(board.select(capacity), 1):
-            where = [f"view {it.frame_id}"]
-            if it.subtask is not None:
-                where.append(f"subtask {it.subtask}")
-            if show_demands and it.demand is not None:
-                where.append(f"demand {it.demand}")
-            if it.intent:
-                where.append(f"via {it.intent}")
-            label = f"Evidence {k} ({', '.join(where)})"
-            if it.note:
-                label += f": {it.note}"
-            if informative(it.outcome):
-                label += f" Outcome: {feedback_note(it.outcome, feedback_chars)}"
+            label = evidence_label(k, it, feedback_chars, show_demand=show_demands)
             ctx.items.append({"label": label, "image": it.image})
             if it.image is not None:
                 ctx.images.append(it.image)

@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from eviseek.agents.eviseek.answerer import feedback_note, informative
+from eviseek.agents.eviseek.answerer import evidence_label
 from eviseek.agents.eviseek.control import replan_subtasks
 from eviseek.agents.eviseek.curator import keep_current
 from eviseek.agents.eviseek.planner import Subtask
@@ -160,16 +160,7 @@ def _items(ep: Episode, fresh_from: int) -> list[dict[str, Any]]:
     """The board as the controller sees it: every item's label, images only for new items."""
     out: list[dict[str, Any]] = []
     for k, it in enumerate(ep.board.items, 1):
-        where = [f"view {it.frame_id}"]
-        if it.subtask is not None:
-            where.append(f"subtask {it.subtask}")
-        if it.intent:
-            where.append(f"via {it.intent}")
-        label = f"Evidence {k} ({', '.join(where)})"
-        if it.note:
-            label += f": {it.note}"
-        if informative(it.outcome):
-            label += f" Outcome: {feedback_note(it.outcome, ep.cfg.feedback_chars)}"
+        label = evidence_label(k, it, ep.cfg.feedback_chars, show_demand=False)
         out.append({"label": label, "image": it.image if k > fresh_from else None, "frame_id": it.frame_id})
     return out
 
