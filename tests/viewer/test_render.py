@@ -192,3 +192,21 @@ def test_reference_images_saved_with_the_runs_questions_are_found(run_copy: Path
         assert len(refs) == 2, page
         html = page.read_text(encoding="utf-8")
         assert "file not found" not in html and html.count("data:image/jpeg") >= 2
+
+
+def test_frames_rendered_during_an_action_are_on_the_page(run_copy: Path, tmp_path: Path) -> None:
+    from eviseek.viewer import load_trajectory
+    from tests.viewer.synthetic import frame
+
+    traj, _ = load_trajectory(episode(run_copy, "eviseek"))
+    slide = [frame(70 + k) for k in range(4)]
+    traj.steps[1] = traj.steps[1].model_copy(
+        update={"action_frames": slide, "action_frame_ids": [41, 42, 43, 44]}
+    )
+    saved = tmp_path / "slide-episode"
+    traj.save(saved)  # the frames go to files beside the record, as a run saves them
+    p = _page(write_episode_page(saved, tmp_path / "slide.html", alignment_question()))
+    strips = p.by_testid("action-frames")
+    assert [s.attrs["data-count"] for s in strips] == ["4"]
+    assert "4 frames while the action ran" in " ".join(strips[0].text.split())
+    assert "frame 41" in strips[0].text and "frame 44" in strips[0].text

@@ -178,3 +178,18 @@ def test_image_markers_are_on_lines_of_their_own() -> None:
     msg = ChatMessage.user(frame(1), "Question: is it red?", frame(2), "\nThen answer.")
     call = ModelCall(stage="passive", model="m", messages=[msg], config=GenerateConfig(), output="x")
     assert _call_view(0, call).prompt[0].text == "[image 1]\nQuestion: is it red?\n[image 2]\nThen answer."
+
+
+def test_frames_rendered_during_an_action_are_shown_on_its_step(pristine_run: Path, tmp_path: Path) -> None:
+    from tests.viewer.synthetic import frame
+
+    traj, base = load_trajectory(episode(pristine_run, "eviseek"))
+    slide = [frame(60 + k) for k in range(3)]
+    traj.steps[2] = traj.steps[2].model_copy(
+        update={"action_frames": slide, "action_frame_ids": [31, 32, 33]}
+    )
+    v = build_episode_view(traj, ImageSourcer(base, tmp_path / "p.html"), alignment_question())
+    step = next(f for f in v.frames if f.step == traj.steps[2].index)
+    assert step.action_frame_ids == [31, 32, 33]
+    assert [a.src is not None for a in step.action_frames] == [True, True, True]
+    assert all(not f.action_frames for f in v.frames if f is not step)

@@ -214,6 +214,8 @@ def _frame_views(
                 success=step.feedback.success,
                 pose=step.pose.describe() if step.pose else None,
                 decision=step.decision,
+                action_frames=[images.ref(f) for f in step.action_frames],
+                action_frame_ids=list(step.action_frame_ids),
             )
         )
     return _mark_frames(frames, kept_frames, answer_frames, items)

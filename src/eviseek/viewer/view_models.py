@@ -80,6 +80,9 @@ class FrameView(BaseModel):
     in_answer: bool = False
     """Attached to the answering call."""
     board_item_ids: list[int] = Field(default_factory=list)
+    action_frames: list[ImageRef] = Field(default_factory=list)
+    """Frames rendered while the step's action ran (a slide down the slope), oldest first."""
+    action_frame_ids: list[int] = Field(default_factory=list)
 
 
 class BoardItemView(BaseModel):
