@@ -79,3 +79,23 @@ def test_warm_up_then_grpo_raises_the_reward(tmp_path: Path) -> None:
     assert (tmp_path / "report" / "main_run.png").stat().st_size > 1000
     goals = check_goals(before, {"autotool": result})
     assert {g.name for g in goals} >= {"held-out accuracy above the warm-up model's"}
+
+
+@pytest.mark.slow
+def test_crop_phase_follows_the_mixed_steps(tmp_path: Path) -> None:
+    # The probes' options (docs/autotool_learning.md): a masked, re-weighted mixed phase, then a
+    # crop phase with rehearsal; both phases' losses land in one report.
+    cfg = _config(
+        tmp_path,
+        warmup={
+            "steps": 3,
+            "batch_size": 2,
+            "modes": "both",
+            "mask_unseen_answers": True,
+            "need_zoom_weight": 3,
+            "crop_steps": 2,
+            "crop_rehearsal": 0.5,
+        },
+    )
+    report = warm_start(cfg, tmp_path / "warm")
+    assert report.steps == 5 and len(report.losses) == 5

@@ -185,3 +185,24 @@ def test_assistant_mask_covers_replies_only() -> None:
     header = [1, 2]
     ids = [9, 1, 2, 5, 6, 0, 7, 1, 2, 8, 0]
     assert _assistant_mask(ids, header, 0) == [0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1]
+
+
+def test_answer_span_is_the_last_answer_between_its_tags() -> None:
+    from eviseek.train.trl_autotool.warmup import _answer_span
+
+    # <answer>=7, </answer>=8: only the last answer's content, not its tags.
+    assert _answer_span([7, 1, 8, 3, 7, 4, 5, 8, 0], 7, 8) == [5, 6]
+    assert _answer_span([1, 2, 3], 7, 8) == []
+
+
+def test_trace_settings_mask_unseen_answers_and_weigh_need_zoom_rows_in_both_modes() -> None:
+    from eviseek.train.tag_grid import TagGridConfig, tag_grid_row
+    from eviseek.train.trl_autotool.warmup import trace_settings
+
+    cfg = TagGridConfig(size=64, tag_size=2)
+    need, no_need = tag_grid_row(0, cfg, needs_zoom=True), tag_grid_row(1, cfg, needs_zoom=False)
+    masked, weights = trace_settings([need, no_need], "both", mask_unseen_answers=True, need_zoom_weight=3.0)
+    # Order of warmup_conversations("both"): (need, on), (need, off), (no-need, on), (no-need, off).
+    assert masked == [False, True, False, False]
+    assert weights == [3.0, 3.0, 1.0, 1.0]
+    assert trace_settings([need, no_need], "both") == ([False] * 4, [1.0] * 4)

@@ -93,8 +93,23 @@ class WarmupConfig(_Strict):
     learning_rate: float = Field(default=3e-3, gt=0)
     batch_size: int = Field(default=4, ge=1)
     schedule: Literal["constant", "linear"] = "constant"
-    """Learning rate over the warm-up: constant, or decaying linearly to zero (the learning run's
-    setting: it lets the fine dependencies fit after the format is learned)."""
+    """Learning rate over the warm-up: constant, or decaying linearly to zero (it lets the fine
+    dependencies fit after the format is learned)."""
+    mask_unseen_answers: bool = False
+    """Ours: no loss on the answer of a tool-off trace for a row that needs a zoom. That answer
+    cannot be read from the shown image, so fitting it teaches guessing; the mode token and the
+    reply's format are still taught."""
+    need_zoom_weight: float = Field(default=1.0, gt=0)
+    """Ours: how many times as often the traces of rows that need a zoom are drawn (both modes
+    alike, so the mode prior per question is unchanged); more examples of reading the crop."""
+    crop_steps: int = Field(default=0, ge=0)
+    """Ours: steps after the mixed ``steps`` on tool-on traces of the rows that need a zoom only,
+    with the mode token out of the loss (practice at reading the crop that teaches no mode
+    choice); at ``crop_learning_rate``, constant."""
+    crop_learning_rate: float = Field(default=1e-3, gt=0)
+    crop_rehearsal: float = Field(default=0.0, ge=0.0, lt=1.0)
+    """Ours: share of the crop phase's draws that are traces of rows that need no zoom (both modes,
+    mode token out of the loss too); without them the crop phase forgets the background answers."""
 
 
 class GRPOSettings(_Strict):

@@ -11,6 +11,7 @@ held-out rows (:func:`evaluate_saved`). Every variant writes ``result.json``
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from eviseek.train.policy_eval import HeldOutResult, evaluate_policy
 from eviseek.train.trl_autotool.dataset import load_rows
 from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
 from eviseek.train.trl_autotool.run import build_trainer, load_model_and_processor
-from eviseek.train.trl_autotool.warmup import WarmupReport, warmup_conversations, warmup_sft
+from eviseek.train.trl_autotool.warmup import WarmupReport, run_warmup
 
 STEP_KEYS = (
     "reward",
@@ -79,27 +80,33 @@ def _frame(cfg: AutoToolTrainConfig, processor: Any) -> ImageFrame:
     return ImageFrame.from_processor(processor) if cfg.zoom.coordinates == "shown" else ImageFrame()
 
 
-def warm_start(cfg: AutoToolTrainConfig, out: Path, rows: list[TrainingRow] | None = None) -> WarmupReport:
-    """Stage 1: build the model, fit it on the warm-up traces and save it (with its processor) to ``out``."""
+def warm_start(
+    cfg: AutoToolTrainConfig,
+    out: Path,
+    rows: list[TrainingRow] | None = None,
+    on_step: Callable[[Any, Any, int], None] | None = None,
+) -> WarmupReport:
+    """Stage 1: build the model, fit it on the warm-up traces and save it (with its processor) to ``out``.
+
+    ``on_step(model, processor, steps_done)`` runs after every warm-up step (for probes)."""
     if cfg.torch_threads is not None:
         require("torch", "train", "AutoTool training").set_num_threads(cfg.torch_threads)
     model, processor, _ = load_model_and_processor(cfg)
     frame = _frame(cfg, processor)
     train_rows = rows if rows is not None else load_rows(cfg)
     env = ZoomToolEnvironment(cfg.zoom.coordinates, frame, cfg.zoom.settings)
-    convos = warmup_conversations(
-        train_rows, env, cfg.zoom.coordinates, frame, cfg.warmup.modes, compact=cfg.prompt_style == "compact"
-    )
-    report = warmup_sft(
+    report = run_warmup(
         model,
         processor,
-        convos,
+        train_rows,
+        env,
+        cfg.zoom.coordinates,
+        frame,
+        cfg.warmup,
         [env.image_zoom_in_tool],
-        steps=cfg.warmup.steps,
-        learning_rate=cfg.warmup.learning_rate,
-        batch_size=cfg.warmup.batch_size,
         seed=cfg.grpo.seed,
-        schedule=cfg.warmup.schedule,
+        compact=cfg.prompt_style == "compact",
+        on_step=None if on_step is None else (lambda k: on_step(model, processor, k)),
     )
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))

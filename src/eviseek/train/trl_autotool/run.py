@@ -23,7 +23,7 @@ from eviseek.train.trl_autotool.callbacks import make_amb_callback
 from eviseek.train.trl_autotool.dataset import load_rows, trl_dataset
 from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
 from eviseek.train.trl_autotool.reward_wrappers import FullRolloutReward
-from eviseek.train.trl_autotool.warmup import WarmupReport, warmup_conversations, warmup_sft
+from eviseek.train.trl_autotool.warmup import WarmupReport, run_warmup
 
 
 class TrainSummary(BaseModel):
@@ -181,17 +181,17 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
 
     warm = WarmupReport()
     if cfg.warmup.steps:
-        convos = warmup_conversations(train_rows, factory(), coords, frame, cfg.warmup.modes, compact=compact)
-        warm = warmup_sft(
+        warm = run_warmup(
             model,
             processor,
-            convos,
+            train_rows,
+            factory(),
+            coords,
+            frame,
+            cfg.warmup,
             [probe.image_zoom_in_tool] if cfg.zoom.enabled else None,
-            steps=cfg.warmup.steps,
-            learning_rate=cfg.warmup.learning_rate,
-            batch_size=cfg.warmup.batch_size,
             seed=cfg.grpo.seed,
-            schedule=cfg.warmup.schedule,
+            compact=compact,
         )
 
     amb = AMBController(cfg.amb)

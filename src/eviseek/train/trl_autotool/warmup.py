@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from eviseek._lazy import require
+from eviseek.autotool.protocol import MODE_TOKENS
 from eviseek.envs.image.zoom import ZOOM_TOOL_NAME
-from eviseek.train.autotool_config import Coordinates
+from eviseek.train.autotool_config import Coordinates, WarmupConfig
 from eviseek.train.data import TrainingRow
 from eviseek.train.frames import ImageFrame, box_frame
 from eviseek.train.rollouts import IM_END, IM_START
@@ -123,6 +124,37 @@ def warmup_conversations(
     return [ideal_conversation(r, env, coordinates, frame, mode, compact=compact) for r in rows]
 
 
+def trace_settings(
+    rows: Sequence[TrainingRow],
+    modes: WarmupModes = "ideal",
+    *,
+    mask_unseen_answers: bool = False,
+    need_zoom_weight: float = 1.0,
+) -> tuple[list[bool], list[float]]:
+    """Per conversation of :func:`warmup_conversations` (same order): whether its answer is left
+    out of the loss, and its sampling weight.
+
+    ``mask_unseen_answers`` leaves out the answer of every tool-off trace of a row that needs a
+    zoom: the answer is not readable from the shown image, so fitting it only teaches the model to
+    guess (the mode token and the reply's format are still learned). ``need_zoom_weight`` draws
+    the traces of rows that need a zoom, in both modes alike, that many times as often as the
+    others: it adds examples of reading the crop without changing the mode prior per question.
+    """
+    per_row: list[tuple[TrainingRow, str]]
+    if modes == "both":
+        per_row = [(r, m) for r in rows for m in ("tool_on", "tool_off")]
+    elif modes == "ideal":
+        per_row = [(r, "tool_on" if r.needs_zoom else "tool_off") for r in rows]
+    else:
+        per_row = [(r, modes) for r in rows]
+    masked = [
+        bool(mask_unseen_answers and r.needs_zoom and (m == "tool_off" or not (r.target_boxes and r.images)))
+        for r, m in per_row
+    ]
+    weights = [need_zoom_weight if r.needs_zoom else 1.0 for r, _ in per_row]
+    return masked, weights
+
+
 def _answer_text(row: TrainingRow) -> str:
     """The answer as the prompt asks for it: the option letter for option questions."""
     if row.options and row.ground_truth in row.options:
@@ -148,6 +180,19 @@ def _assistant_mask(ids: list[int], header: list[int], end_id: int) -> list[int]
     return mask
 
 
+def _answer_span(ids: list[int], open_id: int, close_id: int) -> list[int]:
+    """Positions of the tokens between the last ``<answer>`` and the ``</answer>`` after it."""
+    starts = [i for i, t in enumerate(ids) if t == open_id]
+    if not starts:
+        return []
+    j = starts[-1] + 1
+    out = []
+    while j < len(ids) and ids[j] != close_id:
+        out.append(j)
+        j += 1
+    return out
+
+
 def warmup_sft(
     model: Any,
     processor: Any,
@@ -159,6 +204,10 @@ def warmup_sft(
     batch_size: int,
     seed: int = 0,
     schedule: Literal["constant", "linear"] = "constant",
+    answer_masked: Sequence[bool] | None = None,
+    weights: Sequence[float] | None = None,
+    on_step: Callable[[int], None] | None = None,
+    mode_masked: bool = False,
 ) -> WarmupReport:
     """Supervised steps on whole conversations, loss on the assistant tokens only.
 
@@ -166,6 +215,12 @@ def warmup_sft(
     tokens learned here are the tokens the rollouts produce. Examples are processed one at a
     time (they differ in image count); the loss is the mean over all target tokens of the
     ``batch_size`` examples, so long and short replies weigh by their length.
+
+    ``answer_masked`` (per conversation) leaves the tokens between ``<answer>`` and ``</answer>``
+    out of the loss; ``weights`` (per conversation) draws each batch with those sampling weights
+    instead of uniformly (see :func:`trace_settings`). ``on_step`` is called with the number of
+    steps done after each step (probes evaluate the model on the way). ``mode_masked`` leaves the
+    mode tokens out of the loss, so these steps leave the mode prior to what came before.
     """
     torch = require("torch", "train", "the AutoTool warm-up")
     report = WarmupReport()
@@ -174,14 +229,21 @@ def warmup_sft(
     tokenizer = getattr(processor, "tokenizer", processor)
     header = tokenizer.encode(f"{IM_START}assistant\n", add_special_tokens=False)
     end_id = tokenizer.convert_tokens_to_ids(IM_END)
+    open_id = tokenizer.convert_tokens_to_ids("<answer>")
+    close_id = tokenizer.convert_tokens_to_ids("</answer>")
+    mode_ids = {tokenizer.convert_tokens_to_ids(t) for t in MODE_TOKENS}
     encoded = []
     n_targets: list[int] = []
-    for convo in conversations:
+    for k, convo in enumerate(conversations):
         enc = processor.apply_chat_template(
             convo, tools=tools, tokenize=True, return_dict=True, return_tensors="pt"
         )
         ids = enc["input_ids"][0].tolist()
         mask = torch.tensor(_assistant_mask(ids, header, end_id), dtype=torch.bool)
+        if answer_masked is not None and answer_masked[k]:
+            mask[_answer_span(ids, open_id, close_id)] = False
+        if mode_masked:
+            mask[[i for i, t in enumerate(ids) if t in mode_ids]] = False
         labels = enc["input_ids"].clone()
         labels[0, ~mask] = -100
         enc["labels"] = labels
@@ -194,11 +256,16 @@ def warmup_sft(
     decay = (lambda k: max(0.0, 1.0 - k / steps)) if schedule == "linear" else (lambda k: 1.0)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, decay)
     gen = torch.Generator().manual_seed(seed)
+    draw = torch.tensor(list(weights), dtype=torch.float) if weights is not None else None
     was_training = model.training
     model.train()
     start = time.perf_counter()
-    for _ in range(steps):
-        order = torch.randperm(len(encoded), generator=gen)[:batch_size].tolist()
+    for step in range(steps):
+        if draw is None:
+            order = torch.randperm(len(encoded), generator=gen)[:batch_size].tolist()
+        else:
+            k = min(batch_size, len(encoded))
+            order = torch.multinomial(draw, k, replacement=False, generator=gen).tolist()
         optimizer.zero_grad()
         total = 0.0
         n_batch = sum(n_targets[idx] for idx in order)
@@ -215,8 +282,84 @@ def warmup_sft(
         optimizer.step()
         scheduler.step()
         report.losses.append(total)
+        if on_step is not None:
+            on_step(step + 1)
     report.steps = steps
     report.seconds = time.perf_counter() - start
     if not was_training:
         model.eval()
+    return report
+
+
+def run_warmup(
+    model: Any,
+    processor: Any,
+    rows: Sequence[TrainingRow],
+    env: ZoomToolEnvironment,
+    coordinates: Coordinates,
+    frame: ImageFrame,
+    cfg: WarmupConfig,
+    tools: list[Any] | None,
+    *,
+    seed: int = 0,
+    compact: bool = False,
+    on_step: Callable[[int], None] | None = None,
+) -> WarmupReport:
+    """The whole warm-up of a config: the mixed phase, then the optional crop phase.
+
+    The mixed phase fits :func:`warmup_conversations` of ``cfg.modes`` for ``cfg.steps`` steps.
+    The crop phase (``cfg.crop_steps``) then fits only tool-on traces of the rows that need a
+    zoom, with the mode token out of the loss: more practice at reading the answer from the crop,
+    without teaching which mode to choose. ``cfg.crop_rehearsal`` of its draws are traces of the
+    other rows in both modes, so their answers are not forgotten. Losses of both phases go to one
+    report.
+    """
+    convos = warmup_conversations(rows, env, coordinates, frame, cfg.modes, compact=compact)
+    masked, weights = trace_settings(
+        rows, cfg.modes, mask_unseen_answers=cfg.mask_unseen_answers, need_zoom_weight=cfg.need_zoom_weight
+    )
+    report = warmup_sft(
+        model,
+        processor,
+        convos,
+        tools,
+        steps=cfg.steps,
+        learning_rate=cfg.learning_rate,
+        batch_size=cfg.batch_size,
+        seed=seed,
+        schedule=cfg.schedule,
+        answer_masked=masked,
+        weights=None if cfg.need_zoom_weight == 1.0 else weights,
+        on_step=on_step,
+    )
+    need = [r for r in rows if r.needs_zoom and r.target_boxes and r.images]
+    if cfg.crop_steps and need:
+        crop_convos = warmup_conversations(need, env, coordinates, frame, "tool_on", compact=compact)
+        draw: list[float] | None = None
+        others = [r for r in rows if not r.needs_zoom]
+        if cfg.crop_rehearsal > 0 and others:
+            # No-need traces in both modes, drawn with total weight crop_rehearsal of the phase.
+            rehearse = warmup_conversations(others, env, coordinates, frame, "both", compact=compact)
+            w = cfg.crop_rehearsal / (1 - cfg.crop_rehearsal) * len(crop_convos) / len(rehearse)
+            draw = [1.0] * len(crop_convos) + [w] * len(rehearse)
+            crop_convos += rehearse
+        crop = warmup_sft(
+            model,
+            processor,
+            crop_convos,
+            tools,
+            steps=cfg.crop_steps,
+            learning_rate=cfg.crop_learning_rate,
+            batch_size=cfg.batch_size,
+            seed=seed + 1,
+            schedule="constant",
+            weights=draw,
+            mode_masked=True,
+            on_step=None if on_step is None else (lambda k: on_step(cfg.steps + k)),
+        )
+        report = WarmupReport(
+            steps=report.steps + crop.steps,
+            losses=report.losses + crop.losses,
+            seconds=report.seconds + crop.seconds,
+        )
     return report
