@@ -95,6 +95,7 @@ def test_crop_phase_follows_the_mixed_steps(tmp_path: Path) -> None:
             "need_zoom_weight": 3,
             "crop_steps": 2,
             "crop_rehearsal": 0.5,
+            "crop_answer_only": True,
         },
     )
     report = warm_start(cfg, tmp_path / "warm")

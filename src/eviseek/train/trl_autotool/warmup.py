@@ -208,6 +208,7 @@ def warmup_sft(
     weights: Sequence[float] | None = None,
     on_step: Callable[[int], None] | None = None,
     mode_masked: bool = False,
+    answer_only: bool = False,
 ) -> WarmupReport:
     """Supervised steps on whole conversations, loss on the assistant tokens only.
 
@@ -220,7 +221,8 @@ def warmup_sft(
     out of the loss; ``weights`` (per conversation) draws each batch with those sampling weights
     instead of uniformly (see :func:`trace_settings`). ``on_step`` is called with the number of
     steps done after each step (probes evaluate the model on the way). ``mode_masked`` leaves the
-    mode tokens out of the loss, so these steps leave the mode prior to what came before.
+    mode tokens out of the loss, so these steps leave the mode prior to what came before;
+    ``answer_only`` keeps nothing but the final answer's tokens in it.
     """
     torch = require("torch", "train", "the AutoTool warm-up")
     report = WarmupReport()
@@ -244,6 +246,10 @@ def warmup_sft(
             mask[_answer_span(ids, open_id, close_id)] = False
         if mode_masked:
             mask[[i for i, t in enumerate(ids) if t in mode_ids]] = False
+        if answer_only:
+            keep = torch.zeros_like(mask)
+            keep[_answer_span(ids, open_id, close_id)] = True
+            mask &= keep
         labels = enc["input_ids"].clone()
         labels[0, ~mask] = -100
         enc["labels"] = labels
@@ -355,6 +361,7 @@ def run_warmup(
             schedule="constant",
             weights=draw,
             mode_masked=True,
+            answer_only=cfg.crop_answer_only,
             on_step=None if on_step is None else (lambda k: on_step(cfg.steps + k)),
         )
         report = WarmupReport(
