@@ -100,3 +100,33 @@ def test_crop_phase_follows_the_mixed_steps(tmp_path: Path) -> None:
     )
     report = warm_start(cfg, tmp_path / "warm")
     assert report.steps == 5 and len(report.losses) == 5
+
+
+@pytest.mark.slow
+def test_crop_phase_keeps_the_rehearsal_traces_mode_tokens_in_the_loss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With every mode token masked for a whole crop phase nothing pulls them up, and the probe P6
+    # model stopped writing one; the rehearsal traces (no-need, both modes) keep theirs.
+    import eviseek.train.trl_autotool.warmup as warmup_mod
+
+    calls: list[dict[str, object]] = []
+    real = warmup_mod.warmup_sft
+
+    def spy(model: object, processor: object, conversations: list, tools: object, **kw: object):  # type: ignore[no-untyped-def]
+        calls.append({"n": len(conversations), "mode_masked": kw.get("mode_masked", False)})
+        return real(model, processor, conversations, tools, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(warmup_mod, "warmup_sft", spy)
+    cfg = _config(
+        tmp_path,
+        warmup={"steps": 1, "batch_size": 2, "modes": "both", "crop_steps": 1, "crop_rehearsal": 0.5},
+    )
+    warm_start(cfg, tmp_path / "warm")
+    mixed, crop = calls
+    assert mixed["mode_masked"] is False
+    flags = crop["mode_masked"]
+    assert isinstance(flags, list) and len(flags) == crop["n"]
+    need = sum(r.needs_zoom for r in tag_grid_rows(4, seed=3, config=TagGridConfig(**GRID)))
+    # The crop traces (tool-on, need-zoom rows) first, masked; then both modes of the other rows.
+    assert flags == [True] * need + [False] * 2 * (4 - need)

@@ -207,7 +207,7 @@ def warmup_sft(
     answer_masked: Sequence[bool] | None = None,
     weights: Sequence[float] | None = None,
     on_step: Callable[[int], None] | None = None,
-    mode_masked: bool = False,
+    mode_masked: bool | Sequence[bool] = False,
     answer_only: bool = False,
 ) -> WarmupReport:
     """Supervised steps on whole conversations, loss on the assistant tokens only.
@@ -220,8 +220,9 @@ def warmup_sft(
     ``answer_masked`` (per conversation) leaves the tokens between ``<answer>`` and ``</answer>``
     out of the loss; ``weights`` (per conversation) draws each batch with those sampling weights
     instead of uniformly (see :func:`trace_settings`). ``on_step`` is called with the number of
-    steps done after each step (probes evaluate the model on the way). ``mode_masked`` leaves the
-    mode tokens out of the loss, so these steps leave the mode prior to what came before;
+    steps done after each step (probes evaluate the model on the way). ``mode_masked`` (for all
+    conversations, or per conversation) leaves the mode tokens out of the loss, so these steps
+    leave the mode prior to what came before;
     ``answer_only`` keeps nothing but the final answer's tokens in it.
     """
     torch = require("torch", "train", "the AutoTool warm-up")
@@ -244,7 +245,7 @@ def warmup_sft(
         mask = torch.tensor(_assistant_mask(ids, header, end_id), dtype=torch.bool)
         if answer_masked is not None and answer_masked[k]:
             mask[_answer_span(ids, open_id, close_id)] = False
-        if mode_masked:
+        if mode_masked if isinstance(mode_masked, bool) else mode_masked[k]:
             mask[[i for i, t in enumerate(ids) if t in mode_ids]] = False
         if answer_only:
             keep = torch.zeros_like(mask)
@@ -317,8 +318,11 @@ def run_warmup(
     The crop phase (``cfg.crop_steps``) then fits only tool-on traces of the rows that need a
     zoom, with the mode token out of the loss: more practice at reading the answer from the crop,
     without teaching which mode to choose. ``cfg.crop_rehearsal`` of its draws are traces of the
-    other rows in both modes, so their answers are not forgotten. Losses of both phases go to one
-    report.
+    other rows in both modes, so their answers are not forgotten; their mode tokens stay in the
+    loss (both modes, so no preference is taught). Without that, no position ever pulls the mode
+    tokens up while every other position pushes them down, and after a 600-step phase the model
+    stopped writing a mode token at all (probe P6 of docs/autotool_learning.md). Losses of both
+    phases go to one report.
     """
     convos = warmup_conversations(rows, env, coordinates, frame, cfg.modes, compact=compact)
     masked, weights = trace_settings(
@@ -342,6 +346,7 @@ def run_warmup(
     if cfg.crop_steps and need:
         crop_convos = warmup_conversations(need, env, coordinates, frame, "tool_on", compact=compact)
         draw: list[float] | None = None
+        mode_masked = [True] * len(crop_convos)
         others = [r for r in rows if not r.needs_zoom]
         if cfg.crop_rehearsal > 0 and others:
             # No-need traces in both modes, drawn with total weight crop_rehearsal of the phase.
@@ -349,6 +354,7 @@ def run_warmup(
             w = cfg.crop_rehearsal / (1 - cfg.crop_rehearsal) * len(crop_convos) / len(rehearse)
             draw = [1.0] * len(crop_convos) + [w] * len(rehearse)
             crop_convos += rehearse
+            mode_masked += [False] * len(rehearse)
         crop = warmup_sft(
             model,
             processor,
@@ -360,7 +366,7 @@ def run_warmup(
             seed=seed + 1,
             schedule="constant",
             weights=draw,
-            mode_masked=True,
+            mode_masked=mode_masked,
             answer_only=cfg.crop_answer_only,
             on_step=None if on_step is None else (lambda k: on_step(cfg.steps + k)),
         )
