@@ -109,7 +109,8 @@ class WarmupConfig(_Strict):
     crop_learning_rate: float = Field(default=1e-3, gt=0)
     crop_rehearsal: float = Field(default=0.0, ge=0.0, lt=1.0)
     """Ours: share of the crop phase's draws that are traces of rows that need no zoom (both modes,
-    mode token out of the loss too); without them the crop phase forgets the background answers."""
+    their mode tokens kept in the loss so the model goes on writing one); without them the crop
+    phase forgets the background answers."""
     crop_answer_only: bool = False
     """Ours: the crop phase's loss covers only the final answer's tokens. Training the rest of the
     crop traces without their mode token made the model stop writing a mode token at all."""
