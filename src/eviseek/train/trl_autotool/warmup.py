@@ -114,14 +114,21 @@ def warmup_conversations(
 ) -> list[list[dict[str, Any]]]:
     """The warm-up's conversations: one per row (``ideal``, ``tool_on``, ``tool_off``) or two
     (``both``: the same row answered in each mode, so the warm-up teaches no mode preference)."""
+    return [
+        ideal_conversation(r, env, coordinates, frame, m, compact=compact) for r, m in row_modes(rows, modes)
+    ]
+
+
+def row_modes(
+    rows: Sequence[TrainingRow], modes: WarmupModes = "ideal"
+) -> list[tuple[TrainingRow, Literal["tool_on", "tool_off"]]]:
+    """Each warm-up conversation's row and mode, in :func:`warmup_conversations`' order (the one
+    place that order is decided, so per-conversation settings line up with the conversations)."""
     if modes == "both":
-        return [
-            ideal_conversation(r, env, coordinates, frame, m, compact=compact)
-            for r in rows
-            for m in ("tool_on", "tool_off")
-        ]
-    mode: Literal["tool_on", "tool_off"] | None = None if modes == "ideal" else modes
-    return [ideal_conversation(r, env, coordinates, frame, mode, compact=compact) for r in rows]
+        return [(r, m) for r in rows for m in ("tool_on", "tool_off")]
+    if modes == "ideal":
+        return [(r, "tool_on" if r.needs_zoom else "tool_off") for r in rows]
+    return [(r, modes) for r in rows]
 
 
 def trace_settings(
@@ -140,13 +147,7 @@ def trace_settings(
     the traces of rows that need a zoom, in both modes alike, that many times as often as the
     others: it adds examples of reading the crop without changing the mode prior per question.
     """
-    per_row: list[tuple[TrainingRow, str]]
-    if modes == "both":
-        per_row = [(r, m) for r in rows for m in ("tool_on", "tool_off")]
-    elif modes == "ideal":
-        per_row = [(r, "tool_on" if r.needs_zoom else "tool_off") for r in rows]
-    else:
-        per_row = [(r, modes) for r in rows]
+    per_row = row_modes(rows, modes)
     masked = [
         bool(mask_unseen_answers and r.needs_zoom and (m == "tool_off" or not (r.target_boxes and r.images)))
         for r, m in per_row
