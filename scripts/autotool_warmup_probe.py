@@ -41,7 +41,7 @@ def main() -> None:
 
     from eviseek.train.autotool_config import load_config
     from eviseek.train.learning_run import _frame, warm_start
-    from eviseek.train.tag_grid import COLOURS, TagGridConfig, tag_grid_rows
+    from eviseek.train.tag_grid import TagGridConfig, offered_colours, tag_grid_rows
     from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
     from eviseek.train.trl_autotool.warmup import ideal_conversation
 
@@ -54,10 +54,8 @@ def main() -> None:
     if t is None:
         sys.exit("the probe needs tag_grid data")
     # The learning run's held-out seed: row seeds never overlap the training rows'.
-    heldout = tag_grid_rows(
-        args.heldout, seed=t.seed + 1, config=TagGridConfig(**t.model_dump(exclude={"n", "seed"}))
-    )
-    colours = list(COLOURS)
+    grid = TagGridConfig(**t.model_dump(exclude={"n", "seed"}))
+    heldout = tag_grid_rows(args.heldout, seed=t.seed + 1, config=grid)
     log = args.out.with_suffix(".log").open("w", encoding="utf-8")
     start = time.time()
 
@@ -65,7 +63,12 @@ def main() -> None:
         if steps % args.every:
             return
         tok = processor.tokenizer
-        first = [tok.encode(c, add_special_tokens=False)[0] for c in colours]
+        # Each kind of question offers its own colours (with ``tag_colours: own`` the two lists
+        # differ); within one list the first tokens are distinct.
+        offered = {need: offered_colours(grid, need) for need in (True, False)}
+        first = {
+            need: [tok.encode(c, add_special_tokens=False)[0] for c in cs] for need, cs in offered.items()
+        }
         on_id, off_id = tok.convert_tokens_to_ids("<tool_on>"), tok.convert_tokens_to_ids("<tool_off>")
         answer_id = tok.convert_tokens_to_ids("<answer>")
         header = tok.encode("<|im_start|>assistant\n", add_special_tokens=False)
@@ -89,14 +92,15 @@ def main() -> None:
                     ids = enc["input_ids"][0].tolist()
                     logits = model(**enc).logits[0]
                     at = max(i for i, x in enumerate(ids) if x == answer_id)
-                    guess = colours[int(torch.argmax(logits[at, first]))]
-                    hits[row.needs_zoom].append(guess == row.ground_truth)
+                    need = bool(row.needs_zoom)
+                    guess = offered[need][int(torch.argmax(logits[at, first[need]]))]
+                    hits[need].append(guess == row.ground_truth)
                     h = (
                         next(i for i in range(len(ids)) if ids[i : i + len(header)] == header)
                         + len(header)
                         - 1
                     )
-                    p_on[row.needs_zoom].append(float(torch.softmax(logits[h, [on_id, off_id]], 0)[0]))
+                    p_on[need].append(float(torch.softmax(logits[h, [on_id, off_id]], 0)[0]))
                 record[mode] = {
                     "acc_need_zoom": round(sum(hits[True]) / max(1, len(hits[True])), 3),
                     "acc_no_need": round(sum(hits[False]) / max(1, len(hits[False])), 3),

@@ -6,7 +6,15 @@ import numpy as np
 from PIL import Image as PILImage
 
 from eviseek.train.frames import smart_resize
-from eviseek.train.tag_grid import COLOURS, TagGridConfig, cell_box, tag_grid_row, tag_grid_rows
+from eviseek.train.tag_grid import (
+    COLOURS,
+    TAG_COLOURS,
+    TagGridConfig,
+    cell_box,
+    offered_colours,
+    tag_grid_row,
+    tag_grid_rows,
+)
 
 
 def _colour_pixels(arr: np.ndarray, colour: str, tol: int = 1) -> int:
@@ -56,3 +64,27 @@ def test_zoom_share_splits_the_rows() -> None:
     rows = tag_grid_rows(200, seed=2, config=TagGridConfig(size=128, tag_size=2))
     share = sum(bool(r.needs_zoom) for r in rows) / len(rows)
     assert 0.4 < share < 0.6
+
+
+def test_own_tag_colours_give_the_tags_a_palette_no_background_uses() -> None:
+    cfg = TagGridConfig(tag_size=24, tag_colours="own")
+    row = tag_grid_row(3, cfg, needs_zoom=True)
+    assert row.ground_truth in TAG_COLOURS
+    assert offered_colours(cfg, True) == list(TAG_COLOURS)
+    assert f"Answer with one of: {', '.join(TAG_COLOURS)}." in row.question
+    x1, y1, x2, y2 = (int(v) for v in row.target_boxes[0])
+    cell = np.asarray(row.pil_images()[0])[y1:y2, x1:x2]
+    rgb = np.array(TAG_COLOURS[row.ground_truth])
+    # The named cell holds exactly one tag, in the answer's colour from the tags' own palette.
+    assert int((np.abs(cell.astype(int) - rgb).max(axis=2) <= 1).sum()) == cfg.tag_size**2
+    # Background questions still offer (and are answered with) the four background colours.
+    back = tag_grid_row(5, cfg, needs_zoom=False)
+    assert back.ground_truth in COLOURS and offered_colours(cfg, False) == list(COLOURS)
+    assert "Answer with one of: red, green, blue, yellow." in back.question
+    assert set(TAG_COLOURS).isdisjoint(COLOURS)
+
+
+def test_shared_tag_colours_are_the_default_and_leave_rows_unchanged() -> None:
+    assert TagGridConfig().tag_colours == "shared"
+    row = tag_grid_row(3, TagGridConfig(), needs_zoom=True)
+    assert row.ground_truth in COLOURS and offered_colours(TagGridConfig(), True) == list(COLOURS)

@@ -12,9 +12,12 @@ run of ``scripts/autotool_learning_run.py``):
 * **no-need**: "What colour is the background?" Readable from the shrunk whole image; a zoom
   shows it too, but adds a turn (and, under MSPO, risks the -0.5 penalty).
 
-Both kinds are answered with a colour name (one of the four, listed in a fixed order in the
-question), not an option letter: a tiny model then maps what it sees straight to a word,
-without also matching a shuffled option list. A tag's colour is never the background's.
+Both kinds are answered with a colour name (listed in a fixed order in the question), not an
+option letter: a tiny model then maps what it sees straight to a word, without also matching a
+shuffled option list. A tag's colour is never the background's. With ``tag_colours: shared``
+tags take one of the other three background colours; with ``tag_colours: own`` they come from a
+palette of their own (:data:`TAG_COLOURS`), so the two kinds of question never have an answer in
+common (why: :attr:`TagGridConfig.tag_colours`).
 
 Rows are :class:`~eviseek.train.data.TrainingRow` (``needs_zoom`` and ``target_boxes`` set:
 the named cell for need-zoom rows, the whole image for no-need rows; the warm-up's tool-on
@@ -25,6 +28,7 @@ to the model, which then wrote the same box for every question).
 from __future__ import annotations
 
 import io
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -37,7 +41,15 @@ COLOURS: dict[str, tuple[int, int, int]] = {
     "blue": (50, 80, 215),
     "yellow": (225, 200, 40),
 }
-"""The four colour names every question offers, with the RGB the images use."""
+"""The four background colours, with the RGB the images use (also the tags' with ``tag_colours: shared``)."""
+
+TAG_COLOURS: dict[str, tuple[int, int, int]] = {
+    "black": (25, 25, 25),
+    "white": (235, 235, 235),
+    "purple": (140, 60, 180),
+}
+"""The tags' own palette (``tag_colours: own``): none of it is a background colour, and each name is a
+word of the tiny tokenizer's corpus (:func:`eviseek.train.tiny_model._corpus`)."""
 
 ROW_NAMES = "ABCDEFGH"
 """Rows are named by letter and columns by number (ours): the two then never share a token, so a
@@ -62,6 +74,21 @@ class TagGridConfig(BaseModel):
     """Amplitude of the per-pixel noise on the background (hides a one-pixel tint)."""
     zoom_share: float = Field(default=0.5, ge=0.0, le=1.0)
     """Share of rows whose question needs zooming."""
+    tag_colours: Literal["shared", "own"] = "shared"
+    """Where tags take their colour from: ``shared``, the three background colours other than this
+    image's; ``own``, :data:`TAG_COLOURS`. Ours, for the learning run: with ``shared`` a crop of a
+    cell looks alike for both kinds of question (noisy background plus one small tag), and the
+    answer is its majority colour for one kind and its minority colour for the other. The learning
+    run's 1.6M-parameter model learned only the majority rule while both were trained at once
+    (docs/autotool_learning.md, warm-up probes). With ``own`` the question's answer list alone says
+    which palette to read."""
+
+
+def offered_colours(config: TagGridConfig, needs_zoom: bool) -> list[str]:
+    """The colour names a question of this kind offers, in the order the question lists them."""
+    if needs_zoom and config.tag_colours == "own":
+        return list(TAG_COLOURS)
+    return list(COLOURS)
 
 
 def cell_box(config: TagGridConfig, row: int, col: int) -> list[float]:
@@ -82,7 +109,8 @@ def tag_grid_row(
         needs_zoom = bool(rng.random() < cfg.zoom_share)
     names = list(COLOURS)
     background = names[int(rng.integers(len(names)))]
-    others = [c for c in names if c != background]
+    palette = TAG_COLOURS if cfg.tag_colours == "own" else COLOURS
+    others = [c for c in palette if c != background]
     n, side = cfg.grid, cfg.size // cfg.grid
     base = np.array(COLOURS[background], dtype=np.int16)
     noise = rng.integers(-cfg.noise, cfg.noise + 1, size=(cfg.size, cfg.size, 3), dtype=np.int16)
@@ -96,7 +124,7 @@ def tag_grid_row(
             # The tag sits at a seeded spot in the middle half of its cell.
             x = c * side + int(rng.integers(side // 4, 3 * side // 4 - t + 1))
             y = r * side + int(rng.integers(side // 4, 3 * side // 4 - t + 1))
-            pixels[y : y + t, x : x + t] = COLOURS[colour]
+            pixels[y : y + t, x : x + t] = palette[colour]
     if needs_zoom:
         r, c = int(rng.integers(n)), int(rng.integers(n))
         truth = tags[(r, c)]
@@ -106,7 +134,7 @@ def tag_grid_row(
         truth = background
         head = "What colour is the background?"
         box = [0.0, 0.0, float(cfg.size), float(cfg.size)]
-    head += f" Answer with one of: {', '.join(names)}."
+    head += f" Answer with one of: {', '.join(offered_colours(cfg, needs_zoom))}."
     buf = io.BytesIO()
     PILImage.fromarray(pixels).save(buf, format="PNG", compress_level=1)
     return TrainingRow(
