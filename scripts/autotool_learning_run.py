@@ -38,7 +38,11 @@ def _heldout(args: argparse.Namespace) -> list:
     t = cfg.data.tag_grid
     grid = TagGridConfig(**t.model_dump(exclude={"n", "seed"}))
     # A different seed from training: row seeds never overlap (see tag_grid_rows).
-    return tag_grid_rows(args.heldout, seed=t.seed + 1, config=grid)
+    seed = t.seed + 1
+    warm = cfg.warmup.data.tag_grid if cfg.warmup.data is not None else None
+    if warm is not None and warm.seed == seed:
+        sys.exit(f"warmup.data.tag_grid.seed {seed} is also the held-out seed (data.tag_grid.seed + 1)")
+    return tag_grid_rows(args.heldout, seed=seed, config=grid)
 
 
 def stage_one(args: argparse.Namespace) -> bool:

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from eviseek.errors import ConfigError
 from eviseek.train.autotool_config import AutoToolTrainConfig
 from eviseek.train.learning_report import check_goals, write_report
 from eviseek.train.learning_run import evaluate_saved, run_variant, warm_start
 from eviseek.train.tag_grid import TagGridConfig, tag_grid_rows
+from eviseek.train.trl_autotool.dataset import load_rows, warmup_rows
 from eviseek.train.trl_autotool.run import load_model_and_processor
 
 GRID = {"size": 256, "grid": 4, "tag_size": 4, "noise": 40, "zoom_share": 0.5}
@@ -130,3 +132,35 @@ def test_crop_phase_keeps_the_rehearsal_traces_mode_tokens_in_the_loss(
     need = sum(r.needs_zoom for r in tag_grid_rows(4, seed=3, config=TagGridConfig(**GRID)))
     # The crop traces (tool-on, need-zoom rows) first, masked; then both modes of the other rows.
     assert flags == [True] * need + [False] * 2 * (4 - need)
+
+
+def test_the_warm_up_fits_its_own_questions_when_the_config_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A warm-up that knows GRPO's questions by heart leaves GRPO nothing to gain from a zoom, so the
+    # learning run gives the warm-up questions of its own (warmup.data).
+    import eviseek.train.learning_run as learning_run
+
+    own = {"tag_grid": {"n": 3, "seed": 7, **GRID}}
+    cfg = _config(tmp_path, warmup={"steps": 1, "batch_size": 2, "modes": "both", "data": own})
+    expected = [r.id for r in tag_grid_rows(3, seed=7, config=TagGridConfig(**GRID))]
+    assert [r.id for r in warmup_rows(cfg)] == expected
+    assert set(expected).isdisjoint(r.id for r in load_rows(cfg))
+    plain = _config(tmp_path)
+    assert [r.id for r in warmup_rows(plain)] == [r.id for r in load_rows(plain)]
+
+    seen: list[list[str]] = []
+    real = learning_run.run_warmup
+
+    def spy(model: object, processor: object, rows: list, *args: object, **kw: object):  # type: ignore[no-untyped-def]
+        seen.append([r.id for r in rows])
+        return real(model, processor, rows, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(learning_run, "run_warmup", spy)
+    warm_start(cfg, tmp_path / "warm")
+    assert seen == [expected]
+
+    missing = {"file": {"path": str(tmp_path / "nope.parquet"), "layout": "deepeyes"}}
+    bad = _config(tmp_path, warmup={"steps": 1, "data": missing})
+    with pytest.raises(ConfigError, match=r"warmup\.data\.file\.path .*nope\.parquet does not exist"):
+        warmup_rows(bad)

@@ -114,6 +114,12 @@ class WarmupConfig(_Strict):
     crop_answer_only: bool = False
     """Ours: the crop phase's loss covers only the final answer's tokens. Training the rest of the
     crop traces without their mode token made the model stop writing a mode token at all."""
+    data: DataConfig | None = None
+    """The warm-up's own questions (default: the GRPO questions of ``data``). Ours: a warm-up fitted
+    to a loss near 0.01 can know the answers of its own questions in either mode (the learning
+    run's mixed warm-up answered its own need-zoom questions at 0.50 with the zoom shown or not,
+    against 0.32 on new ones), and GRPO on them would then see no gain from a zoom. Questions of
+    its own keep GRPO's questions new, as they are for a real checkpoint."""
 
 
 class GRPOSettings(_Strict):

@@ -22,7 +22,7 @@ from eviseek.train.autotool_config import AutoToolTrainConfig, load_config
 from eviseek.train.data import TrainingRow
 from eviseek.train.frames import ImageFrame
 from eviseek.train.policy_eval import HeldOutResult, evaluate_policy
-from eviseek.train.trl_autotool.dataset import load_rows
+from eviseek.train.trl_autotool.dataset import warmup_rows
 from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
 from eviseek.train.trl_autotool.run import build_trainer, load_model_and_processor
 from eviseek.train.trl_autotool.warmup import WarmupReport, run_warmup
@@ -93,7 +93,7 @@ def warm_start(
         require("torch", "train", "AutoTool training").set_num_threads(cfg.torch_threads)
     model, processor, _ = load_model_and_processor(cfg)
     frame = _frame(cfg, processor)
-    train_rows = rows if rows is not None else load_rows(cfg)
+    train_rows = rows if rows is not None else warmup_rows(cfg)
     env = ZoomToolEnvironment(cfg.zoom.coordinates, frame, cfg.zoom.settings)
     report = run_warmup(
         model,

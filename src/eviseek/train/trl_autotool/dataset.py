@@ -8,7 +8,7 @@ from typing import Any
 from eviseek._lazy import require
 from eviseek.autotool.prompts import system_prompt, user_prompt
 from eviseek.errors import ConfigError
-from eviseek.train.autotool_config import AutoToolTrainConfig, Coordinates
+from eviseek.train.autotool_config import AutoToolTrainConfig, Coordinates, DataConfig
 from eviseek.train.data import TrainingRow
 from eviseek.train.frames import ImageFrame, box_frame
 
@@ -60,21 +60,35 @@ def trl_dataset(
 
 
 def load_rows(cfg: AutoToolTrainConfig) -> list[TrainingRow]:
-    """The training rows the config names (synthetic or from a file)."""
+    """The GRPO training rows the config names (``data``: synthetic, tag grid or a file)."""
+    return rows_for(cfg.data)
+
+
+def warmup_rows(cfg: AutoToolTrainConfig, train_rows: list[TrainingRow] | None = None) -> list[TrainingRow]:
+    """The warm-up's rows: ``warmup.data`` when the config names its own, else the GRPO rows
+    (``train_rows`` when already loaded)."""
+    if cfg.warmup.data is not None:
+        return rows_for(cfg.warmup.data, where="warmup.data")
+    return train_rows if train_rows is not None else load_rows(cfg)
+
+
+def rows_for(data: DataConfig, *, where: str = "data") -> list[TrainingRow]:
+    """The rows one data section names (synthetic, tag grid or a file); ``where`` names the
+    section in errors."""
     from eviseek.train.data import SyntheticConfig, load_saved_rows, load_training_rows, synthetic_rows
 
-    if cfg.data.tag_grid is not None:
+    if data.tag_grid is not None:
         from eviseek.train.tag_grid import TagGridConfig, tag_grid_rows
 
-        t = cfg.data.tag_grid
+        t = data.tag_grid
         return tag_grid_rows(t.n, seed=t.seed, config=TagGridConfig(**t.model_dump(exclude={"n", "seed"})))
-    if cfg.data.synthetic is not None:
-        s = cfg.data.synthetic
+    if data.synthetic is not None:
+        s = data.synthetic
         return synthetic_rows(s.n, seed=s.seed, config=SyntheticConfig(**s.model_dump(exclude={"n", "seed"})))
-    f = cfg.data.file
+    f = data.file
     assert f is not None
     if not f.path.exists():
-        raise ConfigError(f"data.file.path {f.path} does not exist")
+        raise ConfigError(f"{where}.file.path {f.path} does not exist")
     if f.layout == "saved":
         rows = load_saved_rows(f.path)
         return rows[: f.limit] if f.limit else rows

@@ -20,7 +20,7 @@ from eviseek.train.data import TrainingRow
 from eviseek.train.frames import ImageFrame
 from eviseek.train.rewards import build_reward_functions
 from eviseek.train.trl_autotool.callbacks import make_amb_callback
-from eviseek.train.trl_autotool.dataset import load_rows, trl_dataset
+from eviseek.train.trl_autotool.dataset import load_rows, trl_dataset, warmup_rows
 from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
 from eviseek.train.trl_autotool.reward_wrappers import FullRolloutReward
 from eviseek.train.trl_autotool.warmup import WarmupReport, run_warmup
@@ -184,7 +184,7 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
         warm = run_warmup(
             model,
             processor,
-            train_rows,
+            warmup_rows(cfg, train_rows),
             factory(),
             coords,
             frame,
