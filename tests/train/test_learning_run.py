@@ -3,6 +3,7 @@ evaluation and the report, all through the code path ``eviseek train autotool`` 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,9 @@ def test_warm_up_then_grpo_raises_the_reward(tmp_path: Path) -> None:
     path = write_report(tmp_path, tmp_path / "report.md", command="python scripts/autotool_learning_run.py")
     text = path.read_text()
     assert "## Goals" in text and "main_run.png" in text
+    # Every goal row has its four cells: a "|" inside a cell (|ratio_on - 0.5|) is escaped.
+    table = text.split("## Goals", 1)[1].split("\n\n")[1].splitlines()
+    assert len(table) >= 3 and all(len(re.split(r"(?<!\\)\|", row)) == 6 for row in table), table
     assert (tmp_path / "report" / "main_run.png").stat().st_size > 1000
     goals = check_goals(before, {"autotool": result})
     assert {g.name for g in goals} >= {"held-out accuracy above the warm-up model's"}

@@ -296,6 +296,11 @@ def efficiency_table(models: dict[str, Evaluation]) -> list[str]:
     return lines
 
 
+def _cell(text: str) -> str:
+    """``text`` safe inside a Markdown table cell (the AMB goal writes ``|ratio_on - 0.5|``)."""
+    return text.replace("|", "\\|")
+
+
 def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] = ()) -> Path:
     """Write the Markdown report and its plots (next to it, in ``<report stem>/``)."""
     warmup, warm_eval, results = load_results(out)
@@ -364,7 +369,10 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
     goals = check_goals(warm_eval, results)
     if goals:
         lines += ["", "## Goals", "", "| goal | target | measured | met |", "|---|---|---|---|"]
-        lines += [f"| {g.name} | {g.target} | {g.measured} | {'yes' if g.met else '**no**'} |" for g in goals]
+        lines += [
+            f"| {_cell(g.name)} | {_cell(g.target)} | {_cell(g.measured)} | {'yes' if g.met else '**no**'} |"
+            for g in goals
+        ]
     models: dict[str, Evaluation] = {}
     if warm_eval is not None:
         models["warm-up"] = warm_eval
