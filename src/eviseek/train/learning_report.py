@@ -348,7 +348,7 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
             "| box IoU with the named cell (need-zoom) |",
             "|---|---|---|---|---|---|",
         ]
-        for label, res in (("<tool_on>", warm_eval.forced_on), ("<tool_off>", warm_eval.forced_off)):
+        for label, res in (("`<tool_on>`", warm_eval.forced_on), ("`<tool_off>`", warm_eval.forced_off)):
             if res is not None:
                 s = res.stats
                 lines.append(
