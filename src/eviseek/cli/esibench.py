@@ -44,7 +44,7 @@ def stats(
         tot[1] += r.questions
         tot[2] += r.paper or 0
     typer.echo("")
-    for family, (f_recs, f_qs, f_paper) in sorted(families.items()):
+    for family, (f_recs, f_qs, f_paper) in families.items():
         typer.echo(f"{family:<{width}}  {f_recs:>7}  {f_qs:>9}  {f_paper:>5}")
     recs = sum(r.records for r in rows)
     qs = sum(r.questions for r in rows)

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from eviseek.eval.stats import PAPER_SEED, PairedTest, paired_test, with_holm
 from eviseek.types import EpisodeResult
+from eviseek.types.taxonomy import subcategory_rank
 
 NO_FAMILY = "(no family)"
 NO_SUBCATEGORY = "(no subcategory)"
@@ -154,12 +155,13 @@ class AccuracyRow(BaseModel):
 
 
 def _slices(systems: Sequence[SystemResults]) -> list[tuple[str, str]]:
-    """(family, subcategory) pairs in order of first appearance across systems."""
+    """(family, subcategory) pairs: ESI-Bench's families and subcategories in the paper's Table 5
+    order (:mod:`eviseek.types.taxonomy`), then any others in order of first appearance."""
     seen: dict[tuple[str, str], None] = {}
     for system in systems:
         for q in system.questions:
             seen.setdefault((q.family, q.subcategory), None)
-    return list(seen)
+    return sorted(seen, key=lambda fs: subcategory_rank(*fs))
 
 
 def _families(slices: Iterable[tuple[str, str]]) -> list[str]:

@@ -2,7 +2,7 @@
 
 ESI-Bench's overall accuracy is question-weighted (the paper's Tables 5 and 6: "Overall is
 question-weighted"), so a subcategory with 568 questions (Geometric Configuration) counts 19
-times as much as one with 30 (Counting with Occlusion). The ``dev`` and ``test`` splits hold
+times as much as one with 30 (Counting w Occlusion). The ``dev`` and ``test`` splits hold
 the same number of questions per subcategory, which weights every subcategory equally. The
 ``paper`` split holds, per subcategory, a tenth of the paper's #Q (largest remainders, at least
 one), so its plain overall accuracy is weighted like the paper's.
@@ -17,34 +17,9 @@ from __future__ import annotations
 
 import math
 
-PAPER_QUESTIONS: dict[str, int] = {
-    "view_hallucination": 437,
-    "partial_occlusion": 95,
-    "material_transparency": 218,
-    "rigid_containment": 20,
-    "liquid_volume": 136,
-    "deformable": 98,
-    "inclined_plane": 61,
-    "stacking_and_stability": 89,
-    "reflection_authoring": 99,
-    "mirror_spatial_relations": 113,
-    "correspondence": 88,
-    "linear_alignment": 94,
-    "geometric_configuration": 568,
-    "physical_contact": 119,
-    "dimensional_size": 167,
-    "spatial_distance": 152,
-    "connectivity": 60,
-    "counting_with_occlusion": 30,
-    "spatial_segmentation": 30,
-    "merged_observation": 60,
-    "category_ambiguity": 60,
-    "structural_enclosure": 40,
-    "illumination_variability": 50,
-    "unobserved_change": 142,
-    "agent_observation": 133,
-    "action_order_inference": 77,
-}
+from eviseek.types.taxonomy import SUBCATEGORIES
+
+PAPER_QUESTIONS: dict[str, int] = {s.slug: s.paper_questions for s in SUBCATEGORIES if s.where == "tabletop"}
 """ESI-Bench's questions per subcategory (the paper's Table 5, #Q column), by tabletop slug."""
 
 PAPER_DESIGNS: dict[str, tuple[str, ...]] = {"liquid_volume": ("larger-first", "larger-second")}
@@ -53,7 +28,7 @@ all 136 of the paper's Liquid Volume questions ask which of two containers holds
 ``pour`` task, filled and poured with water), so the split asks only that form; the overflow
 form (ours) stays in ``dev`` and ``test``."""
 
-HOUSE_ONLY: dict[str, int] = {"Traversable Passage": 60, "Regional Boundary": 80, "Long-Term Navigation": 60}
+HOUSE_ONLY: dict[str, int] = {s.name: s.paper_questions for s in SUBCATEGORIES if s.where == "house"}
 """The paper's subcategories with no tabletop family (#Q from the same table)."""
 
 PAPER_SCALE = 0.1

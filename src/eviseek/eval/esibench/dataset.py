@@ -27,6 +27,7 @@ from eviseek.errors import ConfigError
 from eviseek.eval.esibench.records import ESIRecord, decode_field, iter_records, payload_of
 from eviseek.eval.esibench.rules import contract_for, keyed, rule_for
 from eviseek.types import Image, Question
+from eviseek.types.taxonomy import SUBCATEGORIES, subcategory_rank
 
 ENV_ID = "eviseek/ESIBench-v0"
 
@@ -212,38 +213,8 @@ class SubcategoryCount(BaseModel):
     excluded: dict[str, int]
 
 
-PAPER_COUNTS: dict[str, int] = {
-    # The #Q column of the paper's per-subcategory table (Table 5), keyed "Family/Subcategory".
-    "Perceptual Grounding/View Hallucination": 437,
-    "Perceptual Grounding/Partial Occlusion": 95,
-    "Perceptual Grounding/Material Transparency": 218,
-    "Physical Structure/Rigid Containment": 20,
-    "Physical Structure/Liquid Volume": 136,
-    "Physical Structure/Deformable": 98,
-    "Physical Dynamics/Inclined Plane": 61,
-    "Physical Dynamics/Stacking & Stability": 89,
-    "Specular Reflection/Reflection Authoring": 99,
-    "Specular Reflection/Spatial Relations": 113,
-    "Specular Reflection/Correspondence": 88,
-    "Spatial Relations/Linear Alignment": 94,
-    "Spatial Relations/Geometric Configuration": 568,
-    "Spatial Relations/Physical Contact": 119,
-    "Metric Comparison/Dimensional Size": 167,
-    "Metric Comparison/Spatial Distance": 152,
-    "Cognitive Mapping/Connectivity": 60,
-    "Cognitive Mapping/Traversable Passage": 60,
-    "Cognitive Mapping/Regional Boundary": 80,
-    "Cognitive Mapping/Long-Term Navigation": 60,
-    "Enumerative Perception/Counting w Occlusion": 30,
-    "Enumerative Perception/Spatial Segmentation": 30,
-    "Enumerative Perception/Merged Observation": 60,
-    "Enumerative Perception/Category Ambiguity": 60,
-    "Enumerative Perception/Structural Enclosure": 40,
-    "Enumerative Perception/Illumination Variability": 50,
-    "Temporal Understanding/Unobserved Change": 142,
-    "Temporal Understanding/Agent Observation": 133,
-    "Action Sequencing/Action Order Inference": 77,
-}
+PAPER_COUNTS: dict[str, int] = {s.key: s.paper_questions for s in SUBCATEGORIES}
+"""The #Q column of the paper's Table 5, keyed ``Family/Subcategory`` (from the taxonomy table)."""
 
 
 def count_subcategories(path: str | Path) -> list[SubcategoryCount]:
@@ -267,5 +238,5 @@ def count_subcategories(path: str | Path) -> list[SubcategoryCount]:
             paper=PAPER_COUNTS.get(f"{f}/{s}"),
             excluded=dict(reasons.get((f, s), {})),
         )
-        for f, s in sorted(records)
+        for f, s in sorted(records, key=lambda fs: (subcategory_rank(*fs), fs))
     ]

@@ -35,24 +35,15 @@ from eviseek.envs.tabletop.families._common import PlacementError
 from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.support import Evidence
 from eviseek.types import Action, ActionSpec, AnswerContract, Feedback, Question
+from eviseek.types.taxonomy import FAMILIES
 
 if TYPE_CHECKING:
     from eviseek.envs.tabletop.manipulation import Manipulator
     from eviseek.envs.tabletop.sim import TabletopSim
 
-FAMILY_ORDER: tuple[str, ...] = (
-    "Perceptual Grounding",
-    "Physical Structure",
-    "Physical Dynamics",
-    "Specular Reflection",
-    "Spatial Relations",
-    "Metric Comparison",
-    "Enumerative Perception",
-    "Temporal Understanding",
-    "Cognitive Mapping",
-    "Action Sequencing",
-)
-"""ESI-Bench's family order, used to order subcategories in splits and reports."""
+FAMILY_ORDER: tuple[str, ...] = FAMILIES
+"""The paper's family order (Table 5, from :mod:`eviseek.types.taxonomy`), used to order
+subcategories in splits."""
 
 
 MAX_DESIGN_DRAWS = 64
