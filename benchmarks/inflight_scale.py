@@ -12,7 +12,9 @@ For each concurrency C, in a fresh process (so one level's memory does not carry
 * memory per in-flight episode = (peak RSS of the driver and every process below it during the
   run, minus their RSS just before it) / C. With ``--backend ray`` the driver starts a local Ray
   instance (2 CPUs: two actors, environments in their threads), whose daemons and actors are
-  counted; the actors start before the measurement.
+  counted; the actors start before the measurement. The whole benchmark (model server
+  included) then runs in a loopback-only network namespace (tests/netns.py; needs root), so that
+  Ray binds to 127.0.0.1 rather than the machine's own interface address.
 
 Goals (issue 18): at least 90% of ideal at C=128; under 50 MB per in-flight episode.
 
@@ -351,6 +353,16 @@ def main() -> None:
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.backend == "ray" and args.serve is None and args.one is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from tests import netns
+
+        if not netns.in_loopback_namespace():
+            why = netns.namespace_problem()
+            if why is not None:
+                raise SystemExit(f"--backend ray runs only in a loopback-only network namespace: {why}")
+            argv = netns.command([sys.executable, str(Path(__file__).resolve()), *sys.argv[1:]])
+            os.execv(argv[0], argv)
     if args.serve is not None:
         serve(args.serve)
         return

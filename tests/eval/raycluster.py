@@ -3,6 +3,10 @@
 Each node is one ``ray start --block`` process in a session of its own, so the test can kill
 exactly the processes it started: the node's process tree, found from that pid. Nothing else
 on the machine (another user's Ray, say) is touched; ``ray stop`` is never called.
+
+Tests that use it are marked ``netns`` (tests/netns.py): in a loopback-only network namespace
+``--node-ip-address 127.0.0.1`` stays 127.0.0.1 (elsewhere Ray swaps in the machine's own
+interface address), so no traffic leaves loopback.
 """
 
 from __future__ import annotations
@@ -175,6 +179,19 @@ class RayCluster:
             return 0
         lines = out.stdout.strip().splitlines()
         return int(lines[-1]) if out.returncode == 0 and lines and lines[-1].isdigit() else 0
+
+    def node_addresses(self) -> list[str]:
+        """The address every node of the cluster (live or dead) reports, as the GCS lists them."""
+        code = (
+            f"import json, ray; ray.init(address={self.address!r}, log_to_driver=False); "
+            "print(json.dumps([n['NodeManagerAddress'] for n in ray.nodes()]))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=self.env, timeout=60
+        )
+        if out.returncode != 0:
+            raise RuntimeError(f"could not list the cluster's nodes: {out.stderr[-3000:]}")
+        return list(json.loads(out.stdout.strip().splitlines()[-1]))
 
     def _wait_nodes(self, n: int, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s

@@ -1,4 +1,7 @@
-"""``--backend ray`` on a local Ray instance: same results as the local runner, same store."""
+"""``--backend ray`` on a local Ray instance: same results as the local runner, same store.
+
+Every test here that starts Ray is marked ``netns``: it runs in a loopback-only network
+namespace (tests/netns.py), where Ray finds no address but 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from tests.eval.toy_plugin import make_questions, write_questions_jsonl
 PLUGIN = str(Path(toy_plugin.__file__).resolve())
 
 
+@pytest.mark.netns
 def test_ray_backend_matches_the_local_runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     special = {"q001": {"agent_crash": True}, "q003": {"scene": {"env_crash": True}}}
     data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(8, special=special))
@@ -60,6 +64,7 @@ def test_ray_backend_matches_the_local_runner(tmp_path: Path, monkeypatch: pytes
     ).shape == (8, 8, 3)
 
 
+@pytest.mark.netns
 def test_ray_actors_drive_remote_environments(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--backend ray`` with ``--env-url``: actors host no simulator, they drive the env server's."""
     from eviseek.envs.remote import EnvServer
@@ -115,6 +120,7 @@ def test_actor_count_follows_the_scarcest_resource() -> None:
     assert actor_count(cluster, {"CPU": 1.0, "GPU": 0.5}) == 4
 
 
+@pytest.mark.netns
 def test_a_resource_no_node_offers_is_refused_by_name(tmp_path: Path) -> None:
     from eviseek.errors import ConfigError
 
@@ -175,6 +181,7 @@ def test_declarations_are_ignored_when_an_env_server_hosts_the_simulators() -> N
 
 
 @pytest.mark.slow
+@pytest.mark.netns
 def test_actors_are_placed_by_what_the_environment_declares(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,7 +3,8 @@
 The test starts a Ray head and a worker node with ``ray start`` (on this machine), runs the CLI
 as a user would, and SIGKILLs every process of the worker node while episodes run on it. The
 run must finish with every episode stored once, none failed, and the same results as a local
-run: the episodes cut short on the lost node run again on the head.
+run: the episodes cut short on the lost node run again on the head. It runs in a loopback-only
+network namespace (``netns``), and checks that both nodes report 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _key(rows):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
+@pytest.mark.netns
+@pytest.mark.serial  # times the node's loss against running episodes: alone, not beside other tests
 @pytest.mark.timeout(420)
 def test_cli_ray_run_across_two_nodes_survives_losing_the_worker_node(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -71,6 +74,7 @@ def test_cli_ray_run_across_two_nodes_survives_losing_the_worker_node(
     ]  # fmt: skip
     with RayCluster(env=env, head_cpus=1, worker_cpus=1) as cluster:
         assert cluster.worker is not None
+        assert cluster.node_addresses() == ["127.0.0.1", "127.0.0.1"]  # nothing leaves loopback
         started = time.monotonic()
         driver = subprocess.Popen(
             [*cmd, "--ray-address", cluster.address],
