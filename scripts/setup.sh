@@ -13,5 +13,5 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[sim,hf,train,ray,dev]" "torch==2.13.0"
+.venv/bin/python -m pip install --quiet -e ".[sim,hf,train,ray,dev,docs]" "torch==2.13.0"
 echo "eviseek installed in .venv ($(.venv/bin/python -c 'import eviseek; print(eviseek.__version__)'))"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _TREES = ("src", "tests", "docs", "benchmarks", "examples", "scripts")
 
 # Files a run or a command writes, named in prose; they are outputs, not repository files.
