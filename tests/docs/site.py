@@ -26,7 +26,17 @@ def site_env() -> dict[str, str]:
 def build_site(dest: Path) -> subprocess.CompletedProcess[str]:
     """``mkdocs build --strict`` of the repository's site into ``dest`` (nothing written in the tree)."""
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(dest)],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(ROOT / "mkdocs.yml"),
+            "-d",
+            str(dest),
+        ],
         cwd=ROOT,
         env=site_env(),
         capture_output=True,
@@ -36,7 +46,7 @@ def build_site(dest: Path) -> subprocess.CompletedProcess[str]:
 
 
 class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
