@@ -178,13 +178,19 @@ async def start_episode(
     *,
     seed: int,
     plan: AgentPlan,
+    sensors: tuple[str, ...] = ("rgb",),
 ) -> tuple[Observation, Trajectory, StageCaller]:
     """Reset ``env`` to ``question`` and open the episode's record.
 
+    ``sensors``: what the agent declares it carries; an RGB-D agent (``("rgb", "depth")``) asks the
+    env for depth, which an env that has it (the Habitat bridge) then sends with each frame.
     Returns the first observation, a trajectory that holds it (with ``plan`` and the agent's
     ``kind`` and settings), and a :class:`StageCaller` using ``config``'s sampling settings.
     """
-    obs, _info = await env.reset(seed=seed, options={"question": question})
+    options: dict[str, object] = {"question": question}
+    if tuple(sensors) != ("rgb",):
+        options["sensors"] = list(sensors)
+    obs, _info = await env.reset(seed=seed, options=options)
     traj = Trajectory(
         episode_id=new_episode_id(),
         question_id=question.id,

@@ -36,10 +36,10 @@ def test_an_episode_on_the_standin(habitat: ModuleType, tmp_path: Path) -> None:
     assert res.feedback.success and res.observation.pose.y == pytest.approx(0.25)
     assert "distance_to_target" not in res.feedback.state  # never before the end: no steering by it
     env.step(Action(name="turn_left"))
-    assert env.step(Action(name="look_down")).feedback.success
-    env.step(Action(name="look_down"))
-    tilt = env.step(Action(name="look_down"))
-    assert not tilt.feedback.success and "tilt" in tilt.feedback.reason
+    # The paper's navigation interface (Table 7): no tilt unless asked for.
+    assert [s.name for s in env.legal_actions()] == ["move_forward", "turn_left", "turn_right", "stop"]
+    assert not env.step(Action(name="look_down")).feedback.success
+    assert "range_scan" not in res.observation.metadata and res.observation.depth is None  # an RGB agent
     bad = env.step(Action(name="jump"))
     assert not bad.feedback.success and "legal actions" in bad.feedback.reason
     done = env.step(Action(name="stop"))
@@ -88,3 +88,30 @@ def test_without_habitat_the_error_says_where_to_run(tmp_path: Path) -> None:
     forget_standin()
     with pytest.raises(EnvError, match="eviseek env serve --env eviseek/Express-v0"):
         ExpressEnv(scene_root=str(tmp_path))
+
+
+def test_tilts_are_an_option(habitat: ModuleType, tmp_path: Path) -> None:
+    q = load_express(FIXTURE)[0]
+    env = ExpressEnv(scene_root=str(scene_root(tmp_path)), width=16, height=16, look=True)
+    env.reset(options={"question": q})
+    assert [s.name for s in env.legal_actions()][3:] == ["look_up", "look_down", "stop"]
+    assert env.step(Action(name="look_down")).feedback.success
+    env.step(Action(name="look_down"))
+    tilt = env.step(Action(name="look_down"))
+    assert not tilt.feedback.success and "tilt" in tilt.feedback.reason
+    env.close()
+
+
+def test_an_rgbd_agent_gets_depth_and_a_range_scan(habitat: ModuleType, tmp_path: Path) -> None:
+    q = load_express(FIXTURE)[0]  # starts at the origin facing -z: 5 m of floor ahead
+    env = ExpressEnv(scene_root=str(scene_root(tmp_path)), width=128, height=96)
+    obs, _ = env.reset(options={"question": q, "sensors": ["rgb", "depth"]})
+    assert obs.depth is not None and obs.depth.shape == (96, 128)
+    scan = obs.metadata["range_scan"]
+    assert scan["ranges"][len(scan["ranges"]) // 2] == pytest.approx(5.0, abs=0.1)
+    res = env.step(Action(name="move_forward"))
+    assert res.observation.metadata["range_scan"]["ranges"][20] == pytest.approx(4.75, abs=0.1)
+    # Declaring RGB only rebuilds the simulator without the depth camera.
+    obs, _ = env.reset(options={"question": q})
+    assert obs.depth is None and "range_scan" not in obs.metadata
+    env.close()

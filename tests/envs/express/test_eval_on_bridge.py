@@ -52,3 +52,24 @@ def test_eval_over_the_bridge_then_judge_and_score(
     assert row.d_T is not None and row.d_T >= 0.0 and row.mean_path_m is not None
     res = runner.invoke(app, ["score", str(run)])
     assert res.exit_code == 0 and "EXPRESS-Bench metrics" in res.output
+
+
+async def test_frontier_declares_rgbd_and_maps_from_the_bridges_depth(
+    habitat: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eviseek.agents import make_agent
+    from eviseek.envs.base import as_async
+    from eviseek.envs.express import load_express
+    from eviseek.envs.remote import RemoteEnv
+    from eviseek.models.reference import ReferenceModel
+
+    monkeypatch.setenv("EVISEEK_ENV_TOKEN", TOKEN)
+    root = str(scene_root(tmp_path))
+    q = load_express(FIXTURE)[0]
+    with EnvServer(lambda: ExpressEnv(scene_root=root, width=32, height=24), token=TOKEN) as server:
+        remote = RemoteEnv(server.url, token=TOKEN)
+        try:
+            traj = await make_agent("frontier", budget=8).run(as_async(remote), q, ReferenceModel())
+        finally:
+            remote.close()
+    assert traj.plan is not None and traj.plan.map is not None and traj.plan.map.scans > 0

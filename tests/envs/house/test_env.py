@@ -34,18 +34,25 @@ def test_primitives_move_by_their_step_sizes(env: HouseEnv) -> None:
     assert env.pose.yaw == 30.0
     _do(env, "turn_right", "turn_right")
     assert env.pose.yaw == -30.0
-    _do(env, "look_down", "look_down")
-    assert env.pose.pitch == -60.0
+    # The paper's navigation interface (Table 7) has no tilt.
+    assert [s.name for s in env.legal_actions()] == ["move_forward", "turn_left", "turn_right", "stop"]
     res = env.step(Action(name="look_down"))
-    assert not res.feedback.success and "tilt" in res.feedback.reason and env.pose.pitch == -60.0
-    assert [s.name for s in env.legal_actions()] == [
-        "move_forward",
-        "turn_left",
-        "turn_right",
-        "look_up",
-        "look_down",
-        "stop",
-    ]
+    assert not res.feedback.success and "legal actions" in res.feedback.reason and env.pose.pitch == 0.0
+
+
+def test_tilts_are_an_option_of_ours() -> None:
+    env = HouseEnv(width=64, height=48, look=True)
+    try:
+        env.reset(options={"question": hand_question(two_rooms())})
+        names = [s.name for s in env.legal_actions()]
+        assert names == ["move_forward", "turn_left", "turn_right", "look_up", "look_down", "stop"]
+        assert all("ours" in s.description for s in env.legal_actions() if s.name.startswith("look"))
+        _do(env, "look_down", "look_down")
+        assert env.pose.pitch == -60.0
+        res = env.step(Action(name="look_down"))
+        assert not res.feedback.success and "tilt" in res.feedback.reason and env.pose.pitch == -60.0
+    finally:
+        env.close()
 
 
 def test_walking_into_a_wall_fails_and_never_passes_through(env: HouseEnv) -> None:
@@ -95,7 +102,6 @@ def test_support_needs_the_cup_in_view_and_distance_to_target_shrinks(env: House
     assert env.visual_support([0]) == 0.0  # from the kitchen, through the doorway, too far and small
     d0 = oracle.distance_to_target()
     _do(env, *["move_forward"] * 16)  # along y = 2 through the doorway to x = 5.0
-    _do(env, "look_down")
     assert oracle.room_of_agent() == "bedroom"
     assert oracle.distance_to_target() < d0 - 3.5
     assert env.visual_support([env.steps_taken]) == 1.0

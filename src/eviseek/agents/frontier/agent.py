@@ -96,6 +96,8 @@ class FrontierAgent:
     """Map what was seen, ask "enough information?", walk to the next frontier, repeat."""
 
     kind = "frontier"
+    sensors = ("rgb", "depth")
+    """An RGB-D agent, as Fine-EQA is: envs that have depth send it (and its range scan)."""
 
     def __init__(self, config: FrontierConfig | None = None, *, name: str = "frontier", **overrides: Any):
         self.config = build_config(FrontierConfig, config, overrides)
@@ -115,6 +117,7 @@ class FrontierAgent:
             model,
             seed=seed,
             plan=plan,
+            sensors=self.sensors,
         )
         legal = await env.legal_actions()
         names = {s.name for s in legal}

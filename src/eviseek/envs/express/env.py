@@ -9,9 +9,14 @@ and evaluate from anywhere::
     # here
     eviseek eval --dataset express:express-bench.json --env-url http://HABITAT:8731 --agents eviseek-nav ...
 
-Actions are EXPRESS-Bench's: ``move_forward`` 0.25 m, ``turn_left``/``turn_right`` 30 degrees,
-plus Habitat's ``look_up``/``look_down`` and ``stop``; a move the navmesh stops is a failed action
-(``blocked``). Poses are reported in eviseek's frame (x = Habitat x, y = -Habitat z, z up, yaw
+Actions are EXPRESS-Bench's and the paper's (Table 7): ``move_forward`` 0.25 m,
+``turn_left``/``turn_right`` 30 degrees and ``stop``; ``ExpressEnv(look=True)`` adds Habitat's
+``look_up``/``look_down`` (ours). A move the navmesh stops is a failed action (``blocked``).
+An agent that declares an RGB-D sensor (``reset(options={"sensors": ["rgb", "depth"]})``, as the
+frontier baseline does) also gets the depth frame (``Observation.depth``) and the range scan built
+from it (``metadata["range_scan"]``, :func:`eviseek.envs.range_scan.range_scan`).
+
+Poses are reported in eviseek's frame (x = Habitat x, y = -Habitat z, z up, yaw
 from +x), so path lengths follow from ``true_pose``. The episode's last step (stop, or the step
 that spends the budget) reports the geodesic distance to the goal in
 ``feedback.state["distance_to_target"]``, which EXPRESS-Bench's d_T reads; no earlier step does, so
@@ -28,7 +33,8 @@ import numpy as np
 
 from eviseek.envs.base import question_from_options
 from eviseek.envs.express.dataset import ENV_ID
-from eviseek.envs.express.habitat import ACTIONS, HabitatBridge
+from eviseek.envs.express.habitat import ACTIONS, LOOK_ACTIONS, HabitatBridge
+from eviseek.envs.range_scan import range_scan
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question, StepResult
 
@@ -39,6 +45,16 @@ _SPECS = [
     ActionSpec(name=n, kind="camera", magnitude=amount, description=f"{n.replace('_', ' ')} ({amount:g})")
     for n, (_, amount) in ACTIONS.items()
 ] + [ActionSpec(name="stop", kind="control", description="end the episode (answer from what you have)")]
+
+
+def _specs(look: bool) -> list[ActionSpec]:
+    return [s.model_copy() for s in _SPECS if look or s.name not in LOOK_ACTIONS]
+
+
+def wants_depth(options: dict[str, Any] | None) -> bool:
+    """Whether reset options declare an RGB-D agent (``options["sensors"]`` names ``depth``)."""
+    sensors = (options or {}).get("sensors") or []
+    return isinstance(sensors, (list, tuple)) and "depth" in sensors
 
 
 def pose_of(
@@ -70,11 +86,14 @@ class ExpressEnv:
         height: int = 512,
         max_steps: int = DEFAULT_MAX_STEPS,
         habitat: ModuleType | None = None,
+        look: bool = False,
     ) -> None:
+        """``look``: also offer ``look_up``/``look_down`` (ours; not in the paper's Table 7)."""
         if max_steps < 1:
             raise EnvError(f"max_steps must be at least 1, got {max_steps}")
         self.bridge = HabitatBridge(scene_root, width=width, height=height, habitat=habitat)
         self.max_steps = max_steps
+        self.look = look
         self._question: Question | None = None
         self._goal: list[float] = []
         self._pitch = 0.0
@@ -105,7 +124,7 @@ class ExpressEnv:
             raise EnvError(
                 f"question {question.id!r} is not an EXPRESS-Bench question (scene lacks {exc})"
             ) from None
-        self.bridge.load(scene_id)
+        self.bridge.load(scene_id, depth=wants_depth(options))
         self.bridge.place(start, rotation)
         self._question, self._goal = question, list(goal)
         self._pitch, self._steps, self._frame_id = 0.0, 0, -1
@@ -142,8 +161,8 @@ class ExpressEnv:
         )
 
     def legal_actions(self) -> list[ActionSpec]:
-        """EXPRESS-Bench's moves and turns, Habitat's tilts and ``stop``."""
-        return [s.model_copy() for s in _SPECS]
+        """EXPRESS-Bench's moves and turns (with ``look``, Habitat's tilts) and ``stop``."""
+        return _specs(self.look)
 
     def close(self) -> None:
         """Release the simulator."""
@@ -159,8 +178,8 @@ class ExpressEnv:
         if name == "stop":
             self._done = True
             return Feedback(operation="stop", success=True, reason="episode ended by the agent")
-        if name not in ACTIONS:
-            legal = ", ".join(s.name for s in _SPECS)
+        if name not in ACTIONS or (name in LOOK_ACTIONS and not self.look):
+            legal = ", ".join(s.name for s in _specs(self.look))
             return Feedback(
                 operation=name, success=False, reason=f"unknown action {name!r}; legal actions: {legal}"
             )
@@ -193,11 +212,18 @@ class ExpressEnv:
     def _observe(self) -> Observation:
         position, rotation = self.bridge.state()
         self._frame_id += 1
+        depth = self.bridge.depth_frame()
+        metadata: dict[str, Any] = {"steps_left": self.max_steps - self._steps}
+        if depth is not None:
+            scan = range_scan(depth, self._pitch, self.bridge.hfov, camera_z=self.bridge.camera_height)
+            if scan is not None:
+                metadata["range_scan"] = scan
         obs = Observation(
             image=Image.from_array(self.bridge.rgb()),
+            depth=depth,
             pose=pose_of(position, rotation, self.bridge.camera_height, self._pitch),
             frame_id=self._frame_id,
-            metadata={"steps_left": self.max_steps - self._steps},
+            metadata=metadata,
         )
         self._last = obs
         return obs

@@ -3,8 +3,10 @@
 NOT RUN HERE: habitat-sim has no installable build for our machines and HM3D is gated. The
 bridge mirrors what EXPRESS-Bench's ``main.py`` sets up (an RGB camera of 90-degree horizontal
 field of view at 1.5 m, the scene's ``.basis.glb`` with its navmesh, the HM3D scene dataset
-config) with EXPRESS-Bench's discrete actions (move 0.25 m, turn 30 degrees) and Habitat's tilt
-actions. Tests drive it through a stand-in module with habitat-sim's names and signatures.
+config) with EXPRESS-Bench's discrete actions (move 0.25 m, turn 30 degrees; the paper's Table 7),
+Habitat's tilt actions when asked for (ours), and a depth camera beside the colour one when the
+agent declares an RGB-D sensor. Tests drive it through a stand-in module with habitat-sim's
+names and signatures.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ ACTIONS = {
     "look_down": ("look_down", 30.0),
 }
 """eviseek action -> (habitat-sim action name, amount in metres or degrees)."""
+LOOK_ACTIONS = ("look_up", "look_down")
+"""Offered only with ``look=True`` (ours: the paper's navigation interface, Table 7, has no tilt)."""
 SENSOR = "color_sensor"
+DEPTH_SENSOR = "depth_sensor"
 
 
 def import_habitat() -> ModuleType:
@@ -60,6 +65,8 @@ class HabitatBridge:
         self.sim: Any = None
         self.agent: Any = None
         self.scene_id: str | None = None
+        self.depth = False
+        """Whether the simulator carries a depth camera (rebuilt when this changes)."""
 
     def scene_files(self, scene_id: str) -> tuple[Path, Path]:
         """The ``.basis.glb`` and ``.basis.navmesh`` of an HM3D folder (EXPRESS-Bench's layout)."""
@@ -74,9 +81,12 @@ class HabitatBridge:
             raise EnvError(f"scene {scene_id}: {glb} not found under scene_root {self.scene_root}")
         return glb, glb.with_suffix("").with_suffix(".basis.navmesh")
 
-    def load(self, scene_id: str) -> None:
-        """Build the simulator for ``scene_id`` (kept when the scene is unchanged)."""
-        if self.sim is not None and scene_id == self.scene_id:
+    def load(self, scene_id: str, *, depth: bool = False) -> None:
+        """Build the simulator for ``scene_id`` (kept when the scene and the sensors are unchanged).
+
+        ``depth``: add a depth camera of the same pose, size and field of view as the colour one.
+        """
+        if self.sim is not None and scene_id == self.scene_id and depth == self.depth:
             return
         self.close()
         hs = self.hs
@@ -92,8 +102,17 @@ class HabitatBridge:
         camera.resolution = [self.height, self.width]
         camera.position = [0.0, self.camera_height, 0.0]
         camera.hfov = self.hfov
+        sensors = [camera]
+        if depth:
+            ranger = hs.CameraSensorSpec()
+            ranger.uuid = DEPTH_SENSOR
+            ranger.sensor_type = hs.SensorType.DEPTH
+            ranger.resolution = [self.height, self.width]
+            ranger.position = [0.0, self.camera_height, 0.0]
+            ranger.hfov = self.hfov
+            sensors.append(ranger)
         agent_cfg = hs.agent.AgentConfiguration()
-        agent_cfg.sensor_specifications = [camera]
+        agent_cfg.sensor_specifications = sensors
         agent_cfg.action_space = {
             name: hs.agent.ActionSpec(name, hs.agent.ActuationSpec(amount=amount))
             for name, amount in ACTIONS.values()
@@ -103,6 +122,7 @@ class HabitatBridge:
             self.sim.pathfinder.load_nav_mesh(str(navmesh))
         self.agent = self.sim.initialize_agent(0)
         self.scene_id = scene_id
+        self.depth = depth
 
     def place(self, position: list[float], rotation_wxyz: list[float]) -> None:
         """Put the agent at ``position`` facing ``rotation`` (w, x, y, z, as EXPRESS-Bench reads it)."""
@@ -121,6 +141,13 @@ class HabitatBridge:
         """The camera's current RGB frame (``uint8``, HxWx3)."""
         obs = self.sim.get_sensor_observations()[SENSOR]
         return np.ascontiguousarray(np.asarray(obs)[:, :, :3], dtype=np.uint8)
+
+    def depth_frame(self) -> np.ndarray | None:
+        """The depth camera's frame (metres along the view axis, HxW ``float32``), if it has one."""
+        if not self.depth:
+            return None
+        obs = self.sim.get_sensor_observations()[DEPTH_SENSOR]
+        return np.asarray(obs, dtype=np.float32).reshape(self.height, self.width)
 
     def state(self) -> tuple[np.ndarray, tuple[float, float, float, float]]:
         """The agent's position (Habitat frame) and rotation (w, x, y, z)."""

@@ -1,9 +1,10 @@
 """``eviseek/House-v0``: a multi-room house an agent walks through with a navigating camera.
 
 One episode hosts one question (``reset(options={"question": q})``; without one, a question is
-generated from ``seed``). Actions (Habitat's EQA set, the sizes the issue asks for):
-``move_forward`` 0.25 m, ``turn_left``/``turn_right`` 30 degrees, ``look_up``/``look_down``
-30 degrees (tilt kept within -60..+30), and ``stop``. A step that would put the agent's body into
+generated from ``seed``). Actions are the paper's navigation interface (Table 7):
+``move_forward`` 0.25 m, ``turn_left``/``turn_right`` 30 degrees and ``stop``. With
+``look=True`` (ours, not the paper's) ``look_up``/``look_down`` tilt the camera by 30 degrees
+(tilt kept within -60..+30). A step that would put the agent's body into
 a wall or a piece of furniture does not move it: it comes back as ``success=False`` with the
 reason (``blocked by a wall``), never as a pass-through. Every step charges one unit of the budget
 (default 120, EXPRESS-Bench's).
@@ -26,9 +27,10 @@ from eviseek.envs import view
 from eviseek.envs.base import question_from_options
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
-from eviseek.envs.house.seen import OBSTACLE_Z, SeenMap
+from eviseek.envs.house.seen import SeenMap
 from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
+from eviseek.envs.range_scan import SCAN_MAX_RANGE, SCAN_RAYS, range_scan
 from eviseek.envs.simulated import SimulatedEnv, SupportOracle
 from eviseek.envs.tabletop.support import Evidence
 from eviseek.errors import EnvError
@@ -42,29 +44,39 @@ LOOK_STEP = 30.0
 PITCH_RANGE = (-60.0, 30.0)
 """Tilt limits in degrees (ours: two looks down, one up, from level)."""
 _COLLISION_SAMPLES = 5
-SCAN_RAYS = 41
-SCAN_MAX_RANGE = 6.0
-"""Metres; a range scan reports this for rays that hit nothing nearer (ours)."""
 
-NAV_ACTIONS: tuple[str, ...] = ("move_forward", "turn_left", "turn_right", "look_up", "look_down")
+NAV_ACTIONS: tuple[str, ...] = ("move_forward", "turn_left", "turn_right")
+"""The paper's navigation primitives (Table 7); ``stop`` ends the episode."""
+LOOK_ACTIONS: tuple[str, ...] = ("look_up", "look_down")
+"""Camera tilts, offered only with ``HouseEnv(look=True)`` (ours: Table 7 has no tilt)."""
 _NAV_SPECS = [
     ActionSpec(name="move_forward", kind="camera", magnitude=MOVE_STEP, description="walk forward 0.25 m"),
     ActionSpec(name="turn_left", kind="camera", magnitude=TURN_STEP, description="turn left by 30 degrees"),
     ActionSpec(name="turn_right", kind="camera", magnitude=TURN_STEP, description="turn right by 30 degrees"),
+]
+_LOOK_SPECS = [
     ActionSpec(
-        name="look_up", kind="camera", magnitude=LOOK_STEP, description="tilt the view up by 30 degrees"
+        name="look_up",
+        kind="camera",
+        magnitude=LOOK_STEP,
+        description="tilt the view up by 30 degrees (ours)",
     ),
     ActionSpec(
-        name="look_down", kind="camera", magnitude=LOOK_STEP, description="tilt the view down by 30 degrees"
+        name="look_down",
+        kind="camera",
+        magnitude=LOOK_STEP,
+        description="tilt the view down by 30 degrees (ours)",
     ),
 ]
 STOP_SPEC = ActionSpec(name="stop", kind="control", description="end the episode (answer from what you have)")
 _EVIDENCE = TypeAdapter(list[Evidence])
+__all__ = ["SCAN_MAX_RANGE", "SCAN_RAYS", "HouseEnv", "HouseOracle", "nav_action_specs", "range_scan"]
 
 
-def nav_action_specs() -> list[ActionSpec]:
-    """The navigation primitives followed by ``stop``."""
-    return [s.model_copy() for s in _NAV_SPECS] + [STOP_SPEC.model_copy()]
+def nav_action_specs(*, look: bool = False) -> list[ActionSpec]:
+    """The navigation primitives (Table 7's; with ``look``, also our tilts) followed by ``stop``."""
+    specs = _NAV_SPECS + (_LOOK_SPECS if look else [])
+    return [s.model_copy() for s in specs] + [STOP_SPEC.model_copy()]
 
 
 class HouseEnv(SimulatedEnv["HouseOracle"]):
@@ -81,7 +93,10 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
         max_steps: int = DEFAULT_MAX_STEPS,
         privileged: bool = True,
         kinds: list[str] | None = None,
+        look: bool = False,
     ) -> None:
+        """``look``: also offer ``look_up``/``look_down`` (ours; the paper's interface has no tilt)."""
+        self.look = look
         self._setup(width=width, height=height, renderer=renderer, max_steps=max_steps, privileged=privileged)
         unknown = [k for k in kinds or [] if k not in KINDS]
         if unknown:
@@ -140,10 +155,10 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
         return self._spec is not None
 
     def legal_actions(self) -> list[ActionSpec]:
-        """The five navigation primitives and ``stop``."""
+        """The navigation primitives (Table 7's, plus the tilts with ``look``) and ``stop``."""
         if self._spec is None:
             raise EnvError("legal_actions() called before reset()")
-        return nav_action_specs()
+        return nav_action_specs(look=self.look)
 
     # -- public read-only state ---------------------------------------------------------
 
@@ -202,7 +217,7 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
             sign = 1.0 if name == "turn_left" else -1.0
             self._pose = pose.model_copy(update={"yaw": view.wrap_yaw(pose.yaw + sign * TURN_STEP)})
             return Feedback(operation=name, success=True)
-        if name in ("look_up", "look_down"):
+        if name in LOOK_ACTIONS and self.look:
             sign = 1.0 if name == "look_up" else -1.0
             pitch = pose.pitch + sign * LOOK_STEP
             lo, hi = PITCH_RANGE
@@ -217,7 +232,7 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
             return Feedback(operation=name, success=True)
         if name == "stop":
             return self._stop()
-        legal = ", ".join(s.name for s in nav_action_specs())
+        legal = ", ".join(s.name for s in nav_action_specs(look=self.look))
         return Feedback(
             operation=name, success=False, reason=f"unknown action {name!r}; legal actions: {legal}"
         )
@@ -237,53 +252,6 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
             obs.metadata["range_scan"] = scan
         self._last_obs = obs
         return obs
-
-
-def range_scan(
-    depth: np.ndarray, pitch: float, hfov: float, *, camera_z: float = 1.5
-) -> dict[str, Any] | None:
-    """What a depth camera shows of the obstacles around it, as a scan in the plane it moves in.
-
-    Returns ``{"ranges", "fov_deg", "max_range"}`` with rays evenly spaced in angle, left edge
-    first (the frontier agent's ``RangeScan``). Each ray's range is the horizontal distance to the
-    nearest point of its image column that stands between knee and head height (``OBSTACLE_Z``),
-    so a bed or a table below the camera counts as well as a wall; a column that shows none reads
-    ``max_range``. When even the top of the frame looks below level (a steep downward tilt) the
-    frame cannot tell open floor from unseen space and there is no scan.
-    """
-    h, w = depth.shape
-    f = (w / 2.0) / math.tan(math.radians(hfov) / 2.0)
-    if pitch + math.degrees(math.atan((h / 2.0) / f)) < 0.0:
-        return None
-    cp = math.cos(math.radians(pitch))
-    # The widest level bearing the frame shows (a level ray at x = tan(a) / cos(pitch)).
-    half = math.degrees(math.atan((w / 2.0 - 0.5) / f * cp))
-    fwd, right, up = view.view_vectors(Pose(z=camera_z, pitch=pitch))  # heading changes no distance
-    rows, cols = np.arange(0, h, 3), np.arange(0, w, 2)
-    y = (h / 2.0 - rows - 0.5) / f
-    x = (cols + 0.5 - w / 2.0) / f
-    d = depth[np.ix_(rows, cols)].astype(float)  # metres along the view axis
-    rel = d[..., None] * (fwd + x[None, :, None] * right + y[:, None, None] * up)
-    z = camera_z + rel[..., 2]
-    # Each point goes to the ray of its own bearing (positive = left): in a tilted frame one image
-    # column does not hold one bearing.
-    bearing = np.degrees(np.arctan2(rel[..., 1], rel[..., 0]))
-    slot = np.nan_to_num(
-        (half - bearing) / (2.0 * half) * (SCAN_RAYS - 1), nan=-1.0, posinf=-1.0, neginf=-1.0
-    )
-    ray = np.round(slot).astype(int)
-    seen = np.isfinite(d) & (d > 0.05) & (ray >= 0) & (ray < SCAN_RAYS)
-    solid = seen & (z >= OBSTACLE_Z[0]) & (z <= OBSTACLE_Z[1])
-    dist = np.hypot(rel[..., 0], rel[..., 1])[solid]
-    order = np.argsort(-dist)  # farthest first, so the nearest point of each ray is written last
-    ranges = np.full(SCAN_RAYS, SCAN_MAX_RANGE)
-    ranges[ray[solid][order]] = dist[order]
-    ranges = np.minimum(ranges, SCAN_MAX_RANGE)
-    return {
-        "ranges": [round(float(r), 3) for r in ranges],
-        "fov_deg": round(2 * half, 3),
-        "max_range": SCAN_MAX_RANGE,
-    }
 
 
 class HouseOracle(SupportOracle):

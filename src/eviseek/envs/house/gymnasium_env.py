@@ -2,7 +2,7 @@
 
 Importing this module registers the id with Gymnasium. Actions are a fixed ``Discrete`` space:
 
-- slots 0-4: ``move_forward``, ``turn_left``, ``turn_right``, ``look_up``, ``look_down``; slot 5: ``stop``;
+- slots 0-2: ``move_forward``, ``turn_left``, ``turn_right`` (the paper's Table 7); slot 3: ``stop``;
 - the next :data:`ANSWER_SLOTS` slots: answers (the question's options in order; the integers
   0, 1, 2... for counting; for a room-sequence question, every doorway route between the two
   rooms it names). Choosing one ends the episode with reward equal to the answer's score.

@@ -14,11 +14,11 @@ import math
 import numpy as np
 
 from eviseek.envs import view
+from eviseek.envs.range_scan import OBSTACLE_Z
 from eviseek.types import Pose
 
 UNKNOWN, FREE, OCCUPIED = 0, 1, 2
 FLOOR_MAX_Z = 0.1
-OBSTACLE_Z = (0.1, 1.9)
 MAX_RANGE = 6.0
 """Depth beyond this many metres is not trusted (ours; TinyRenderer's depth is exact, a real
 sensor's is not)."""

@@ -157,10 +157,26 @@ class Simulator:
 
     def get_sensor_observations(self) -> dict[str, Any]:
         a = self.agents[0]
-        h, w = a.cfg.sensor_specifications[0].resolution
         x, _, z = (float(v) for v in a.state.position)
         colour = [int(128 + 12 * x) % 256, int(128 + 12 * z) % 256, int(math.degrees(a.heading())) % 256, 255]
-        return {a.cfg.sensor_specifications[0].uuid: np.full((h, w, 4), colour, dtype=np.uint8)}
+        out: dict[str, Any] = {}
+        for spec in a.cfg.sensor_specifications:
+            h, w = spec.resolution
+            if spec.sensor_type == SensorType.DEPTH:
+                # A flat wall facing the camera at the free distance straight ahead.
+                out[spec.uuid] = np.full((h, w), self.free_ahead(a), dtype=np.float32)
+            else:
+                out[spec.uuid] = np.full((h, w, 4), colour, dtype=np.uint8)
+        return out
+
+    def free_ahead(self, a: Agent) -> float:
+        """Metres the agent could walk straight ahead (5 cm steps)."""
+        theta = a.heading()
+        x, _, z = (float(v) for v in a.state.position)
+        d = 0.0
+        while d < 20.0 and free(x - (d + 0.05) * math.sin(theta), z - (d + 0.05) * math.cos(theta)):
+            d += 0.05
+        return d
 
     def close(self) -> None:
         CALLS.append(("close", None))
