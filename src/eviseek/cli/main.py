@@ -32,6 +32,7 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.replay", "replay", "replay", "Answer-only replays of EviSeek episodes (memory ablations)."),
     ("eviseek.cli.view", "view", "view", "Write HTML pages showing a run's episodes (or one episode)."),
     ("eviseek.cli.tabletop", "app", "tabletop", "Tabletop benchmark: generate, render, support stats."),
+    ("eviseek.cli.house", "app", "house", "House benchmark: generate questions with a seed, render views."),
     ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
     ("eviseek.cli.env", "app", "env", "Serve an environment over HTTP; check an env server."),
     ("eviseek.cli.esibench", "app", "esibench", "ESI-Bench: question counts, import official results."),

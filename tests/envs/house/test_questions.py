@@ -58,6 +58,22 @@ def test_cognitive_mapping_answers_follow_the_house() -> None:
     assert wrong and not any(o in pspec.neighbours(p.metadata["start_room"]) for o in wrong)
 
 
+def test_the_false_start_room_is_fixed_and_routes_are_measured_from_the_start_pose() -> None:
+    # house-long_term_navigation-s4000-0001 used to start in the doorway, on the bathroom side.
+    for i in range(4):
+        q = build_question("long_term_navigation", 4000, i)
+        spec = HouseSpec.from_question(q.scene)
+        x0, y0, x1, y1 = spec.room(q.metadata["start_room"]).rect
+        assert x0 + 0.3 <= spec.start.x <= x1 - 0.3 and y0 + 0.3 <= spec.start.y <= y1 - 0.3
+        assert f"You are in the {q.metadata['start_room']}." in q.text and "from where you stand" in q.text
+        seq = q.metadata["room_sequence"]
+        assert len(spec.routes(seq[0], seq[-1])) == 1, (
+            "one doorway route: the answer cannot hinge on the start"
+        )
+        target = tuple(q.metadata["target"]["position"][:2])
+        assert OccupancyGrid(spec).room_sequence((spec.start.x, spec.start.y), target) == seq
+
+
 @pytest.mark.slow
 def test_answers_are_balanced_so_a_text_only_guess_stays_near_chance() -> None:
     n = 12

@@ -26,19 +26,7 @@ N_ACTIONS = len(NAV_ACTIONS) + 1 + ANSWER_SLOTS
 
 def room_routes(spec: HouseSpec, start: str, goal: str, limit: int = ANSWER_SLOTS) -> list[str]:
     """Every doorway route (no room twice) from ``start`` to ``goal``, as ``a | b | c``, shortest first."""
-    routes: list[list[str]] = []
-
-    def walk(path: list[str]) -> None:
-        if path[-1] == goal:
-            routes.append(path)
-            return
-        for nxt in spec.neighbours(path[-1]):
-            if nxt not in path:
-                walk([*path, nxt])
-
-    walk([start])
-    routes.sort(key=lambda r: (len(r), r))
-    return [" | ".join(r) for r in routes[:limit]]
+    return [" | ".join(r) for r in spec.routes(start, goal, limit)]
 
 
 class HouseGymEnv(SlotGymEnv):

@@ -34,7 +34,7 @@ from eviseek.envs.tabletop.support import AnyOf, ViewEvidence
 from eviseek.types import AnswerContract, Pose, Question
 
 ENV_ID = "eviseek/House-v0"
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 OPEN_FAMILY = "Open EQA"
 MAPPING_FAMILY = "Cognitive Mapping"
 OBJECT_MIN_FRACTION = 0.3
@@ -320,23 +320,24 @@ def _regional_boundary(
 def _long_term_navigation(
     rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0
 ) -> Draft | None:
-    grid = OccupancyGrid(spec)
     start = _pick(rng, [r.name for r in spec.rooms])
+    # Only goals with one doorway route: then the rooms passed do not depend on where in the
+    # start room the walk begins or where in the goal room it ends.
     goals = []
     for r in spec.rooms:
         if r.name == start:
             continue
-        seq = grid.room_sequence(spec.room(start).centre, r.centre)
-        if len(seq) >= 3 and seq[0] == start and seq[-1] == r.name:
-            goals.append((r.name, seq))
+        routes = spec.routes(start, r.name)
+        if len(routes) == 1 and len(routes[0]) >= 3:
+            goals.append((r.name, routes[0]))
     if not goals:
         return None
     goal, seq = goals[int(rng.integers(len(goals)))]
     cx, cy = spec.room(goal).centre
     return Draft(
         text=(
-            f"You are in the {start}. On the shortest walk from here to the {goal}, which rooms do you "
-            f"pass through, in order, from the {start} to the {goal}?"
+            f"You are in the {start}. On the shortest walk from where you stand now to the middle of the "
+            f"{goal}, which rooms do you pass through, in order, from the {start} to the {goal}?"
         ),
         contract=AnswerContract(
             kind="sequence",
@@ -367,13 +368,23 @@ KINDS: dict[str, tuple[str, str, Callable[..., Draft | None]]] = {
 """slug -> (family, subcategory, builder)."""
 
 
+START_MARGIN = 0.3
+"""Metres a start position keeps inside its room's rectangle, so an agent told "you are in the
+kitchen" never starts in the doorway, on the other room's side of the wall (ours)."""
+
+
 def _start_pose(rng: np.random.Generator, spec: HouseSpec, grid: OccupancyGrid, room: str) -> Pose:
     x0, y0, x1, y1 = spec.room(room).rect
     i0, j0 = grid.cell(x0, y0)
     i1, j1 = grid.cell(x1, y1)
     ii, jj = np.nonzero(grid.navigable[i0 : i1 + 1, j0 : j1 + 1])
-    k = int(rng.integers(ii.size))
-    x, y = grid.centre(int(ii[k]) + i0, int(jj[k]) + j0)
+    m = START_MARGIN
+    inside = [
+        (x, y)
+        for x, y in (grid.centre(int(i) + i0, int(j) + j0) for i, j in zip(ii, jj, strict=True))
+        if x0 + m <= x <= x1 - m and y0 + m <= y <= y1 - m
+    ]
+    x, y = inside[int(rng.integers(len(inside)))]
     yaw = float(30 * int(rng.integers(12)))
     yaw = yaw - 360.0 if yaw > 180 else yaw
     return Pose(x=round(x, 3), y=round(y, 3), z=spec.camera_height, yaw=yaw, pitch=0.0)
@@ -402,6 +413,9 @@ def build_question(slug: str, seed: int, index: int, *, n_rooms: int = 6) -> Que
         shortest = grid.geodesic_distance((spec.start.x, spec.start.y), draft.target[:2])
         if not np.isfinite(shortest):
             continue
+        seq = draft.extra.get("room_sequence")
+        if seq is not None and grid.room_sequence((spec.start.x, spec.start.y), draft.target[:2]) != seq:
+            continue  # the walk from this very pose must pass the rooms the answer names
         return Question(
             id=f"house-{slug}-s{seed}-{index:04d}",
             text=draft.text,

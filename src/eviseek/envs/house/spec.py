@@ -142,6 +142,22 @@ class HouseSpec(BaseModel):
         out = {d.rooms[1] if d.rooms[0] == room else d.rooms[0] for d in self.doors if room in d.rooms}
         return sorted(out)
 
+    def routes(self, start: str, goal: str, limit: int | None = None) -> list[list[str]]:
+        """Every doorway route (no room twice) from ``start`` to ``goal``, shortest first."""
+        found: list[list[str]] = []
+
+        def walk(path: list[str]) -> None:
+            if path[-1] == goal:
+                found.append(path)
+                return
+            for nxt in self.neighbours(path[-1]):
+                if nxt not in path:
+                    walk([*path, nxt])
+
+        walk([start])
+        found.sort(key=lambda r: (len(r), r))
+        return found if limit is None else found[:limit]
+
     def obstacles(self) -> list[tuple[str, Rect]]:
         """Footprints that block walking: wall slabs and items standing on the floor."""
         out: list[tuple[str, Rect]] = [(w.name, w.rect) for w in self.walls]
