@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from eviseek.cli.main import app
+from eviseek.errors import ConfigError
 from eviseek.eval.judge import SupportGrade
 from eviseek.eval.report import ReportData, build_report
 from eviseek.eval.rundir import load_run
@@ -224,7 +225,7 @@ def test_bad_run_directories_give_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="does not exist"):
         load_run(tmp_path / "nope")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(FileNotFoundError, match=r"run\.json is missing"):
+    with pytest.raises(ConfigError, match=r"run\.json is missing"):
         load_run(tmp_path / "empty")
     (tmp_path / "empty" / "run.json").write_text(json.dumps({"agents": ["a"], "model": "m"}))
     with pytest.raises(ValueError, match="no finished episodes"):

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from eviseek.errors import ConfigError
 from eviseek.types import AnswerContract, Image, Question
+from eviseek.types.atomic import write_atomic
 
 DatasetKind = Literal["vstar", "hrbench", "pope", "grounding", "synthetic", "reasoning"]
 KINDS: dict[str, DatasetKind] = {
@@ -137,10 +138,7 @@ class ImageStore:
         name = hashlib.sha256(data).hexdigest()[:24] + "." + fmt
         path = self.directory / name
         if not path.exists():
-            self.directory.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(data)
-            tmp.replace(path)
+            write_atomic(path, data)
         return Image(path=str(path.resolve()), width=w, height=h)
 
 

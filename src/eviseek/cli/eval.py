@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from eviseek.eval.config import NAVIGATION_BUDGET, TABLETOP_BUDGET, RunConfig
+from eviseek.types.rundir import RunDir
 
 if TYPE_CHECKING:
     from eviseek.eval.runner import EvalOutcome
@@ -130,7 +131,7 @@ def eval_command(
     given = {k: v for k, v in execution.items() if v is not None}
     with cli_errors(out):
         if agents is None and model is None and dataset is None:
-            if not (out / "run.json").exists():
+            if not RunDir(out).exists():
                 raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")
             config = resume_config(
                 load_config(out),

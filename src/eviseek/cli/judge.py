@@ -10,6 +10,8 @@ from pathlib import Path
 
 import typer
 
+from eviseek.types.rundir import RunDir
+
 
 def judge(
     run_dir: Path = typer.Argument(..., help="A run directory written by `eviseek eval`."),
@@ -83,7 +85,7 @@ def judge(
         f"graded {len(graded)} episode(s): {counts[1.0]} x 1, {counts[0.5]} x 0.5, {counts[0.0]} x 0"
         + (f"; {len(failed)} without a usable grade (run again to retry)" if failed else "")
     )
-    typer.echo(f"grades:  {Path(run_dir) / 'support.jsonl'}")
+    typer.echo(f"grades:  {RunDir(run_dir).support_file}")
 
 
 def _judge_express(
@@ -100,7 +102,7 @@ def _judge_express(
 
     from eviseek.cli.models import model_kwargs
     from eviseek.errors import EviseekError
-    from eviseek.eval.express import EXPRESS_FILE, judge_run_express
+    from eviseek.eval.express import judge_run_express
     from eviseek.models import get_model
 
     try:
@@ -117,4 +119,4 @@ def _judge_express(
         f"graded {len(graded)} episode(s) EXPRESS-Bench's way"
         + (f"; {failed} without a usable grade (run again to retry)" if failed else "")
     )
-    typer.echo(f"grades:  {Path(run_dir) / EXPRESS_FILE}")
+    typer.echo(f"grades:  {RunDir(run_dir).express_file}")

@@ -7,6 +7,8 @@ from typing import Literal
 
 import typer
 
+from eviseek.types.rundir import TRAJECTORY_FILE, RunDir
+
 
 def view(
     path: Path = typer.Argument(
@@ -33,16 +35,14 @@ def view(
 
     images: Literal["embed", "copy"] = "copy" if copy_images else "embed"
     try:
-        is_episode = (path.is_file() and path.name == "trajectory.json") or (
-            path / "trajectory.json"
-        ).is_file()
+        is_episode = (path.is_file() and path.name == TRAJECTORY_FILE) or (path / TRAJECTORY_FILE).is_file()
         if is_episode:
             episode_dir = path.parent if path.is_file() else path
             target = write_episode_page(
                 path, out or episode_dir / "episode.html", images=images, max_side=thumb_size
             )
             typer.echo(f"wrote {target}")
-        elif (path / "episodes").is_dir():
+        elif RunDir(path).episodes_dir.is_dir():
             if out is not None:
                 raise typer.BadParameter("--out applies to one episode; a run's pages go to RUN_DIR/report/")
             pages = write_run_viewer(path, images=images, max_side=thumb_size)

@@ -14,8 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from eviseek.eval.scoring import score_trajectory
-from eviseek.eval.store import EPISODES_DIR, ResultsStore, episode_dir
+from eviseek.eval.store import ResultsStore
 from eviseek.types import EpisodeResult, Question, Trajectory
+from eviseek.types.rundir import RunDir
 
 
 class Committer:
@@ -61,7 +62,7 @@ class Committer:
         try:
             result = score_trajectory(traj, question)
             traj.result = result
-            directory = episode_dir(self.run_dir, result.agent, result.question_id)
+            directory = RunDir(self.run_dir).episode_dir(result.agent, result.question_id)
             await asyncio.get_running_loop().run_in_executor(self._save_pool, traj.save, directory)
             self._ready.put_nowait(result)
         except BaseException as exc:  # a disk problem: the commit loop stops the run with it
@@ -106,10 +107,10 @@ class Committer:
 def clear_episode_dirs(run_dir: Path, todo: list[tuple[str, Question]]) -> None:
     """Remove the episode folders of ``todo`` (left by attempts killed before their commit, or by
     failed episodes about to be retried), so those episodes start from clean folders."""
-    root = run_dir / EPISODES_DIR
-    if not root.exists():
+    run = RunDir(run_dir)
+    if not run.episodes_dir.exists():
         return
     for name, question in todo:
-        directory = episode_dir(run_dir, name, question.id)
+        directory = run.episode_dir(name, question.id)
         if directory.exists():
             shutil.rmtree(directory, ignore_errors=True)

@@ -8,8 +8,6 @@ executed (concurrency, backend, timeouts, the server address) may differ between
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -17,11 +15,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from eviseek.errors import ConfigError
+from eviseek.types.rundir import RunDir
 
 PAPER_SEED = 20261012
 """The paper's bootstrap seed (app. A, "Paired significance tests"); every bootstrap's default here."""
-
-RUN_FILE = "run.json"
 
 # Words that suggest a model argument is a credential. Such values must come from the environment
 # (``--api-key-env``) so that they never land in run.json.
@@ -217,23 +214,13 @@ def resume_config(saved: RunConfig, *, plugins: list[str] | None = None, **setti
 
 def save_config(config: RunConfig, run_dir: str | Path) -> Path:
     """Write ``run.json`` atomically (temporary file, fsync, rename)."""
-    path = Path(run_dir, RUN_FILE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(config.model_dump_json(indent=2))
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
-    return path
+    return RunDir(run_dir).write_config(config.model_dump_json(indent=2))
 
 
 def load_config(run_dir: str | Path) -> RunConfig:
     """Read ``run.json`` from a run directory, with a clear error when it is missing or damaged."""
-    path = Path(run_dir, RUN_FILE)
-    if not path.exists():
-        raise ConfigError(f"{run_dir} is not a run directory: {RUN_FILE} is missing")
+    run = RunDir(run_dir).require()
     try:
-        return RunConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise ConfigError(f"{path} is not a valid run configuration: {exc}") from exc
+        return RunConfig.model_validate(run.read_config())
+    except ValueError as exc:
+        raise ConfigError(f"{run.run_file} is not a valid run configuration: {exc}") from exc

@@ -43,6 +43,7 @@ from eviseek.eval.judging import (
 )
 from eviseek.models.base import Model
 from eviseek.types import ChatMessage, GenerateConfig, Image, Question, Stage, Trajectory, Usage
+from eviseek.types.rundir import SUPPORT_FILE, RunDir
 
 # The shared judge machinery stays importable from here, where it lived first.
 __all__ = [
@@ -76,7 +77,6 @@ __all__ = [
 
 MAX_WIDTH = 1365
 MAX_HEIGHT = 768
-SUPPORT_FILE = "support.jsonl"
 
 
 class JudgeReply(BaseModel):
@@ -357,7 +357,7 @@ async def judge_run(
             traj.answer_frame_ids,
             base_dir=ep,
             agent=traj.agent,
-            save_dir=Path(run_dir) / "judge" / ep.parent.name / ep.name if save_inputs else None,
+            save_dir=RunDir(run_dir).judge_dir(ep) if save_inputs else None,
         )
 
     return await SUPPORT_GRADES.judge_run(

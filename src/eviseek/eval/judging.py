@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from eviseek.models.base import Model, generate_recorded
 from eviseek.types import ChatMessage, GenerateConfig, Image, ImagePart, Question, TextPart, Trajectory, Usage
+from eviseek.types.rundir import TRAJECTORY_FILE, RunDir
 
 FIRST_MAX_TOKENS = 4096
 RETRY_MAX_TOKENS = 8192
@@ -242,13 +243,13 @@ def run_trajectories(
 
     Folder names may be sanitised ids; the trajectory itself says which agent and question.
     """
-    episodes = Path(run_dir) / "episodes"
+    episodes = RunDir(run_dir).episodes_dir
     if not episodes.is_dir():
         raise FileNotFoundError(
             f"{episodes} not found: is {run_dir} a run directory written by `eviseek eval`?"
         )
     out = []
-    for path in sorted(episodes.rglob("trajectory.json")):
+    for path in sorted(episodes.rglob(TRAJECTORY_FILE)):
         traj = Trajectory.load(path)
         if agents is None or traj.agent in agents:
             out.append((traj, path.parent))

@@ -19,10 +19,18 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from eviseek.errors import EviseekError
-from eviseek.eval.store import EPISODES_DIR, STORE_FILE, ResultsStore, episode_dir
+from eviseek.eval.store import ResultsStore
 from eviseek.types import EpisodeResult
+from eviseek.types.rundir import EPISODES_DIR, STORE_FILE, TRAJECTORY_FILE, RunDir
 
-TRAJECTORY_FILE = "trajectory.json"
+__all__ = [
+    "TRAJECTORY_FILE",
+    "RebuiltStore",
+    "all_saved_results",
+    "rebuild_store",
+    "saved_result",
+    "saved_results_for",
+]
 
 
 def saved_result(directory: str | Path) -> EpisodeResult | None:
@@ -49,7 +57,7 @@ def saved_results_for(run_dir: str | Path, keys: Iterable[tuple[str, str]]) -> l
     """Saved results of the given ``(agent, question_id)`` episodes that finished, in key order."""
     out = []
     for agent, qid in keys:
-        result = saved_result(episode_dir(run_dir, agent, qid))
+        result = saved_result(RunDir(run_dir).episode_dir(agent, qid))
         if result is not None and (result.agent, result.question_id) == (agent, qid):
             out.append(result)
     return out
@@ -57,11 +65,8 @@ def saved_results_for(run_dir: str | Path, keys: Iterable[tuple[str, str]]) -> l
 
 def all_saved_results(run_dir: str | Path) -> list[EpisodeResult]:
     """Every finished episode saved under ``RUN_DIR/episodes/``, in path order."""
-    root = Path(run_dir, EPISODES_DIR)
-    if not root.is_dir():
-        return []
     out = []
-    for path in sorted(root.glob(f"*/*/{TRAJECTORY_FILE}")):
+    for path in RunDir(run_dir).trajectory_files():
         result = saved_result(path.parent)
         if result is not None:
             out.append(result)
@@ -91,13 +96,12 @@ def rebuild_store(run_dir: str | Path) -> RebuiltStore:
     when SQLite cannot read it), never deleted. Rows it still holds whose trajectory file is
     missing are carried over. Takes the run's lock, so it never races an ``eviseek eval``.
     """
-    from eviseek.eval.runner import run_lock
     from eviseek.eval.store import StoreDamagedError
 
     run = Path(run_dir)
     if not run.is_dir():
         raise EviseekError(f"run directory {run} does not exist")
-    with run_lock(run):
+    with RunDir(run).lock():
         saved = {(r.agent, r.question_id): r for r in all_saved_results(run)}
         path = run / STORE_FILE
         old_rows: list[EpisodeResult] = []

@@ -25,12 +25,13 @@ from typing import Any
 
 from eviseek.agents.eviseek.config import Memory
 from eviseek.errors import ConfigError
-from eviseek.eval.rundir import RUN_FILE, load_run
+from eviseek.eval.rundir import load_run
 from eviseek.eval.scoring import score_trajectory
-from eviseek.eval.store import ResultsStore, episode_dir
+from eviseek.eval.store import ResultsStore
 from eviseek.models.base import Model
 from eviseek.types import EpisodeResult, Question
 from eviseek.types.question_file import write_questions
+from eviseek.types.rundir import RunDir
 
 VARIANTS: dict[str, Memory] = {"board": "board", "no_board": "recent", "no_selective_retention": "uniform"}
 """Replay variant -> the answer memory it uses (see :func:`eviseek.agents.replay_answer`)."""
@@ -64,9 +65,9 @@ def _settings(source: Path, model: Model, agent: str, variants: Sequence[str]) -
 
 
 def _prepare(out: Path, settings: dict[str, Any], questions: list[Question]) -> None:
-    path = out / RUN_FILE
-    if path.exists():
-        saved = json.loads(path.read_text(encoding="utf-8"))
+    run = RunDir(out)
+    if run.exists():
+        saved = run.read_config()
         differs = [k for k in ("model", "replay") if saved.get(k) != settings[k]]
         if differs:
             raise ConfigError(
@@ -76,7 +77,7 @@ def _prepare(out: Path, settings: dict[str, Any], questions: list[Question]) -> 
         return
     out.mkdir(parents=True, exist_ok=True)
     write_questions(out, questions)
-    path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
+    run.write_config(json.dumps(settings, indent=1))
 
 
 async def replay_run(
@@ -119,7 +120,7 @@ async def replay_run(
                 )
             # Scored as the eval harness scores its episodes, so the store holds verdicts.
             traj.result = score_trajectory(traj, question)
-            traj.save(episode_dir(out, name, question.id))
+            traj.save(RunDir(out).episode_dir(name, question.id))
             store.add(traj.result)
             written.append(traj.result)
 

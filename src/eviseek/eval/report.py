@@ -52,7 +52,6 @@ from eviseek.eval.report_render import (
     episode_grid,
     html_report,
     markdown_report,
-    write_atomic,
     write_csv,
     write_episode_pages,
 )
@@ -69,6 +68,7 @@ from eviseek.eval.tables import (
     subcategory_accuracy_table,
     support_subcategory_table,
 )
+from eviseek.types.atomic import write_atomic
 
 __all__ = [
     "CSV_COLUMNS",

@@ -19,6 +19,8 @@ from eviseek.eval.autotool_report import TABLES as AUTOTOOL_TABLES
 from eviseek.eval.metrics import SystemResults, outcome_of
 from eviseek.eval.rundir import RunData, safe_component
 from eviseek.eval.tables import Table
+from eviseek.types.atomic import atomic_file
+from eviseek.types.rundir import EPISODES_DIR
 
 if TYPE_CHECKING:
     from eviseek.eval.report import ReportData
@@ -51,18 +53,6 @@ CSV_COLUMNS = [
 ]
 
 
-def write_atomic(path: Path, text: str | bytes) -> Path:
-    """Write atomically, so a reader never sees half a report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    if isinstance(text, bytes):
-        tmp.write_bytes(text)
-    else:
-        tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
-
-
 def write_episode_pages(
     runs: Sequence[RunData], out: Path, enabled: bool
 ) -> tuple[dict[tuple[str, str, str], str], list[Path], list[str]]:
@@ -84,8 +74,8 @@ def write_episode_pages(
         by_id = {q.id: q for q in run.questions}
         for (agent, qid), ep_dir in sorted(run.episode_dirs.items()):
             rel = (
-                ep_dir.relative_to(run.path / "episodes")
-                if ep_dir.is_relative_to(run.path / "episodes")
+                ep_dir.relative_to(run.path / EPISODES_DIR)
+                if ep_dir.is_relative_to(run.path / EPISODES_DIR)
                 else None
             )
             rel_page = Path(*(rel.parts if rel else (agent, qid)))
@@ -141,13 +131,10 @@ def csv_rows(runs: Sequence[RunData], systems: Sequence[SystemResults], hrefs: d
 
 
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+    with atomic_file(path, newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
-    tmp.replace(path)
     return path
 
 

@@ -26,11 +26,19 @@ from typing import Any
 from eviseek.eval.judge import load_support_grades
 from eviseek.eval.metrics import NO_FAMILY, NO_SUBCATEGORY, QuestionKey, SystemResults
 from eviseek.types import EpisodeResult, Question
-from eviseek.types.question_file import QUESTIONS_FILE, read_questions
+from eviseek.types.question_file import read_questions
+from eviseek.types.rundir import EPISODES_DIR, QUESTIONS_FILE, RUN_FILE, STORE_FILE, TRAJECTORY_FILE, RunDir
 
-RUN_FILE = "run.json"
-STORE_FILE = "results.sqlite"
-EPISODES_DIR = "episodes"
+__all__ = [
+    "EPISODES_DIR",
+    "RUN_FILE",
+    "STORE_FILE",
+    "RunData",
+    "load_run",
+    "run_labels",
+    "safe_component",
+    "systems_of",
+]
 
 
 @dataclass
@@ -62,21 +70,6 @@ class RunData:
         ]
 
 
-def _read_config(run: Path) -> dict[str, Any]:
-    path = run / RUN_FILE
-    if not path.exists():
-        raise FileNotFoundError(
-            f"{run} is not a run directory: {RUN_FILE} is missing (run `eviseek eval --out {run}` first)"
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} must hold a JSON object (the run configuration)")
-    return data
-
-
 def _read_questions(run: Path) -> list[Question] | None:
     if not (run / QUESTIONS_FILE).exists():
         return None
@@ -92,7 +85,7 @@ def _trajectory_results(run: Path) -> tuple[list[EpisodeResult], dict[tuple[str,
     root = run / EPISODES_DIR
     if not root.is_dir():
         return results, dirs
-    for path in sorted(root.rglob("trajectory.json")):
+    for path in sorted(root.rglob(TRAJECTORY_FILE)):
         data = json.loads(path.read_text(encoding="utf-8"))
         key = (str(data.get("agent", "")), str(data.get("question_id", "")))
         dirs[key] = path.parent
@@ -111,14 +104,11 @@ def _store_results(run: Path) -> list[EpisodeResult] | None:
 
 def _unstored_results(run: Path, stored: list[EpisodeResult]) -> list[EpisodeResult]:
     """Finished episodes saved under ``episodes/`` whose folder belongs to no stored row."""
-    from eviseek.eval.recover import TRAJECTORY_FILE, saved_result
+    from eviseek.eval.recover import saved_result
 
-    root = run / EPISODES_DIR
-    if not root.is_dir():
-        return []
     known = {_episode_dir(run, r.agent, r.question_id) for r in stored}
     out = []
-    for path in sorted(root.glob(f"*/*/{TRAJECTORY_FILE}")):
+    for path in RunDir(run).trajectory_files():
         if path.parent not in known:
             result = saved_result(path.parent)
             if result is not None:
@@ -127,9 +117,7 @@ def _unstored_results(run: Path, stored: list[EpisodeResult]) -> list[EpisodeRes
 
 
 def _episode_dir(run: Path, agent: str, qid: str) -> Path:
-    from eviseek.eval.store import episode_dir
-
-    return episode_dir(run, agent, qid)
+    return RunDir(run).episode_dir(agent, qid)
 
 
 def _rescore(result: EpisodeResult, question: Question | None) -> bool:
@@ -153,7 +141,7 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
     run = Path(run_dir)
     if not run.is_dir():
         raise FileNotFoundError(f"run directory {run} does not exist")
-    config = _read_config(run)
+    config = RunDir(run).read_config()
     warnings: list[str] = []
 
     stored = _store_results(run)
@@ -243,7 +231,7 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
     for agent in agents:
         for qid in results[agent]:
             d = dirs.get((agent, qid)) or _episode_dir(run, agent, qid)
-            if (d / "trajectory.json").exists():
+            if (d / TRAJECTORY_FILE).exists():
                 dirs[(agent, qid)] = d
     model = str(
         config.get("model") or next((r.model for r in results_list if r.model), "") or "unknown model"

@@ -56,6 +56,7 @@ from eviseek.eval.scoring import RunSummary, summarize
 from eviseek.eval.store import ResultsStore
 from eviseek.models.base import Model
 from eviseek.types import EpisodeResult, Question
+from eviseek.types.rundir import LOCK_FILE, RunDir
 
 __all__ = [
     "FATAL_ERRORS",
@@ -80,9 +81,6 @@ __all__ = [
 ]
 """The runner's public names; those of one episode live in :mod:`eviseek.eval.episode` and are
 re-exported here, where plugins and programs written for the single module import them."""
-
-LOCK_FILE = ".lock"
-
 
 # --------------------------------------------------------------------------------------------
 # A whole run
@@ -110,16 +108,7 @@ class EvalOutcome:
 @contextlib.contextmanager
 def run_lock(run_dir: Path) -> Iterator[None]:
     """Hold an exclusive lock on the run directory (released by the OS even after ``kill -9``)."""
-    import fcntl
-
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with open(run_dir / LOCK_FILE, "a+") as fh:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(
-                f"another eviseek eval is writing to {run_dir}; wait for it to finish or use another --out"
-            ) from None
+    with RunDir(run_dir).lock():
         yield
 
 
@@ -148,7 +137,7 @@ def prepare_run_dir(run_dir: Path, config: RunConfig, questions: list[Question])
     config = config.model_copy(
         update={"questions_sha256": questions_digest(questions), "eviseek_version": __version__}
     )
-    if (run_dir / "run.json").exists():
+    if RunDir(run_dir).exists():
         saved = load_config(run_dir)
         check_resumable(saved, config, run_dir)
         config = config.model_copy(update={"created_at": saved.created_at})

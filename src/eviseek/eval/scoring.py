@@ -210,18 +210,20 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
     """
     from eviseek.eval.config import load_config
     from eviseek.eval.recover import all_saved_results
-    from eviseek.eval.store import STORE_FILE, ResultsStore, episode_dir
-    from eviseek.types.question_file import QUESTIONS_FILE, read_questions_by_id
+    from eviseek.eval.store import ResultsStore
+    from eviseek.types.question_file import read_questions_by_id
+    from eviseek.types.rundir import QUESTIONS_FILE, STORE_FILE, RunDir
 
     run_dir = Path(run_dir)
-    qfile = run_dir / QUESTIONS_FILE
+    run = RunDir(run_dir)
+    qfile = run.questions_file
     if not qfile.exists():
         raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
     agents = load_config(run_dir).agents
     questions = read_questions_by_id(qfile)
     stored: list[EpisodeResult] = []
     state = "missing"
-    if (run_dir / STORE_FILE).exists():
+    if run.store_file.exists():
         with ResultsStore(run_dir, read_only=True) as store:
             stored = store.results()
         state = "ok" if stored else "empty"
@@ -240,8 +242,8 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
         question = questions.get(row.question_id)
         if question is None:
             raise ConfigError(f"{run_dir}: stored episode {key} has no question in {QUESTIONS_FILE}")
-        directory = episode_dir(run_dir, row.agent, row.question_id)
-        if not (directory / "trajectory.json").exists():
+        directory = run.episode_dir(row.agent, row.question_id)
+        if not run.trajectory_file(row.agent, row.question_id).exists():
             missing.append(key)
             results.append(row)
             continue

@@ -9,7 +9,6 @@ its row carries the failure reason in ``EpisodeResult.error``.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 import sqlite3
@@ -22,11 +21,20 @@ from pathlib import Path
 
 from eviseek.errors import ConfigError, EviseekError
 from eviseek.types import EpisodeResult
+from eviseek.types.rundir import EPISODES_DIR, STORE_FILE, RunDir, safe_name
 
-STORE_FILE = "results.sqlite"
-EPISODES_DIR = "episodes"
+__all__ = [
+    "EPISODES_DIR",
+    "STORE_FILE",
+    "DuplicateResultError",
+    "ResultsStore",
+    "StoreDamagedError",
+    "episode_dir",
+    "load_results",
+    "safe_name",
+]
+
 _SCHEMA_VERSION = 1
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
 # SQLite's words for a file that is not a readable database, and for storage it cannot write.
 _DAMAGE = re.compile(r"malformed|not a database|file is encrypted|corrupt", re.IGNORECASE)
 _UNWRITABLE = re.compile(r"readonly database|read-only|unable to open database file", re.IGNORECASE)
@@ -44,20 +52,9 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
-def safe_name(name: str) -> str:
-    """``name`` if it is a safe single path component, else a sanitised form plus a short hash.
-
-    The hash keeps two ids that sanitise alike (``a/b`` and ``a:b``) in different folders.
-    """
-    if _SAFE_NAME.fullmatch(name) and ".." not in name:
-        return name
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:80] or "id"
-    return f"{cleaned}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
-
-
 def episode_dir(run_dir: str | Path, agent: str, question_id: str) -> Path:
     """``RUN_DIR/episodes/<agent>/<question_id>/``: where an episode's trajectory is saved."""
-    return Path(run_dir, EPISODES_DIR, safe_name(agent), safe_name(question_id))
+    return RunDir(run_dir).episode_dir(agent, question_id)
 
 
 class StoreDamagedError(ConfigError):

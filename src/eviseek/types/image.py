@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from eviseek.types.atomic import write_atomic
+
 
 class Image(BaseModel):
     """An RGB image: pixels in memory, a file reference when saved."""
@@ -112,9 +114,6 @@ class Image(BaseModel):
         rel = f"{subdir}/{self.digest()[:20]}.png"
         full = Path(base_dir, rel)
         if not full.exists():
-            full.parent.mkdir(parents=True, exist_ok=True)
-            tmp = full.with_suffix(".tmp")
-            tmp.write_bytes(self.encode("PNG"))
-            tmp.replace(full)
+            write_atomic(full, self.encode("PNG"))
         self.path = rel
         return rel

@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from eviseek.errors import ConfigError
+from eviseek.types.atomic import atomic_file
 from eviseek.types.image import Image
 from eviseek.types.jsonl import read_jsonl
 from eviseek.types.question import Question
@@ -118,8 +119,7 @@ def write_questions(
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    tmp = directory / (QUESTIONS_FILE + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_file(directory / QUESTIONS_FILE) as fh:
         for record, line in _lines(questions, image_dir):
             if image_dir is not None:
                 for img in question_images(record):
@@ -127,9 +127,6 @@ def write_questions(
                         img.save(directory, image_dir)
             digest.update(line.encode("utf-8"))
             fh.write(line)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(directory / QUESTIONS_FILE)
     return digest.hexdigest()
 
 

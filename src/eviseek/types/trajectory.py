@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
+from eviseek.types.atomic import write_atomic
 from eviseek.types.image import Image
 from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage, total_tokens
 from eviseek.types.observation import Action, Feedback, Pose
@@ -210,21 +210,18 @@ class Trajectory(BaseModel):
         for img in self.all_images():
             if img.loaded:
                 img.save(directory)
-        path = directory / "trajectory.json"
-        tmp = directory / "trajectory.json.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(self.model_dump_json(indent=1))
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(path)
-        return path
+        from eviseek.types.rundir import TRAJECTORY_FILE
+
+        return write_atomic(directory / TRAJECTORY_FILE, self.model_dump_json(indent=1))
 
     @classmethod
     def load(cls, directory: str | Path) -> Trajectory:
         """Read a trajectory saved by :meth:`save` (images load lazily from the same folder)."""
         path = Path(directory)
         if path.is_dir():
-            path = path / "trajectory.json"
+            from eviseek.types.rundir import TRAJECTORY_FILE
+
+            path = path / TRAJECTORY_FILE
         return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
 
 

@@ -21,10 +21,10 @@ from eviseek._version import __version__
 from eviseek.errors import ConfigError
 from eviseek.types import Question, Trajectory
 from eviseek.types.question_file import QUESTIONS_FILE, read_questions_by_id
+from eviseek.types.rundir import EPISODES_DIR, TRAJECTORY_FILE, RunDir, write_atomic
 from eviseek.viewer.images import ImageMode, ImageSourcer
 from eviseek.viewer.view import NO_SUBTASK_COLOR, EpisodeView, build_episode_view
 
-TRAJECTORY_FILE = "trajectory.json"
 QUESTION_FILE = "question.json"
 """An episode folder may carry its own question record (e.g. one copied out of a run)."""
 
@@ -45,13 +45,6 @@ def _jinja_env() -> Any:
 def render_template(name: str, **context: Any) -> str:
     """Render one of the viewer's templates with autoescaping on."""
     return str(_jinja_env().get_template(name).render(version=__version__, **context))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,7 +124,7 @@ def _render_episode(
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
     html = render_template("episode.html.j2", view=view, no_subtask_color=NO_SUBTASK_COLOR, source=source)
-    _write_atomic(out_path, html)
+    write_atomic(out_path, html)
     return view
 
 
@@ -199,7 +192,7 @@ def run_viewer_index(run_dir: str | Path) -> Path:
 
 def episode_page_path(run_dir: str | Path, episode_dir: str | Path) -> Path:
     """The page of ``RUN_DIR/episodes/<agent>/<qid>``: ``RUN_DIR/report/episodes/<agent>/<qid>.html``."""
-    rel = Path(episode_dir).resolve().relative_to((Path(run_dir) / "episodes").resolve())
+    rel = Path(episode_dir).resolve().relative_to(RunDir(run_dir).episodes_dir.resolve())
     return Path(run_dir) / "report" / "episodes" / rel.parent / f"{rel.name}.html"
 
 
@@ -215,11 +208,11 @@ def write_run_viewer(run_dir: str | Path, *, images: ImageMode = "embed", max_si
     the same question's pages under the other agents.
     """
     run = Path(run_dir)
-    episodes_root = run / "episodes"
+    episodes_root = RunDir(run).episodes_dir
     if not episodes_root.is_dir():
         raise ConfigError(
-            f"{run} is not a run directory: it has no episodes/ folder "
-            "(expected RUN_DIR/episodes/<agent>/<question_id>/trajectory.json)"
+            f"{run} is not a run directory: it has no {EPISODES_DIR}/ folder "
+            f"(expected RUN_DIR/{EPISODES_DIR}/<agent>/<question_id>/{TRAJECTORY_FILE})"
         )
     questions: dict[str, Question] = {}
     if (run / QUESTIONS_FILE).is_file():
@@ -285,5 +278,5 @@ def write_run_viewer(run_dir: str | Path, *, images: ImageMode = "embed", max_si
         agents=agents,
         n_questions=len({r.question_id for r in rows}),
     )
-    _write_atomic(index, html)
+    write_atomic(index, html)
     return pages

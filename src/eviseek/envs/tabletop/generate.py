@@ -30,7 +30,7 @@ from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
 from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
-from eviseek.types.question_file import GENERATED_IMAGE_DIR, read_questions, write_questions
+from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, read_questions, write_questions
 
 GENERATOR_VERSION = 8
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
@@ -268,7 +268,7 @@ def cached_questions(target: Path, make: Callable[[], list[Question]]) -> list[Q
     Written to a temporary sibling and renamed, so a reader never sees half a split and two
     processes generating at once both end with one complete copy. Shared with the house splits.
     """
-    if not (target / "questions.jsonl").exists():
+    if not (target / QUESTIONS_FILE).exists():
         questions = make()
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
@@ -277,7 +277,7 @@ def cached_questions(target: Path, make: Callable[[], list[Question]]) -> list[Q
             try:
                 tmp.rename(target)
             except OSError:
-                if not (target / "questions.jsonl").exists():  # pragma: no cover - lost a race oddly
+                if not (target / QUESTIONS_FILE).exists():  # pragma: no cover - lost a race oddly
                     raise
         finally:
             if tmp.exists():

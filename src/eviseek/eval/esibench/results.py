@@ -161,7 +161,8 @@ def import_results(
     """Write ``out`` as an eviseek run directory holding every importable answer file."""
     from eviseek.eval.datasets import write_questions
     from eviseek.eval.scoring import score_trajectory
-    from eviseek.eval.store import ResultsStore, episode_dir
+    from eviseek.eval.store import ResultsStore
+    from eviseek.types.rundir import RunDir
 
     root = Path(results_root)
     if not root.is_dir():
@@ -172,7 +173,7 @@ def import_results(
     if not by_path:
         raise ConfigError("--questions holds no ESI-Bench tree records (load them with esibench:PATH)")
     out = Path(out)
-    if (out / "run.json").exists():
+    if RunDir(out).exists():
         raise ConfigError(f"{out} already holds a run; import into a new folder")
     left_out = {
         q.metadata["esibench"].get("relpath"): q.metadata["esibench"].get("excluded") for q in excluded or []
@@ -210,7 +211,7 @@ def import_results(
             answer = official_record.final_answer.get("answer")
             traj.result = traj.make_result(question, raw_answer=None if answer is None else str(answer))
             traj.result = score_trajectory(traj, question)
-            traj.save(episode_dir(out, agent, question.id))
+            traj.save(RunDir(out).episode_dir(agent, question.id))
             store.add(traj.result)
             report.imported += 1
             official = official_record.correct

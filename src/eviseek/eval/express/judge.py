@@ -36,8 +36,8 @@ from eviseek.eval.judging import (
 )
 from eviseek.models.base import Model
 from eviseek.types import ChatMessage, GenerateConfig, Image, Question, Stage, Trajectory, Usage
+from eviseek.types.rundir import EXPRESS_FILE
 
-EXPRESS_FILE = "express.jsonl"
 STAGE = Stage.EXPRESS_JUDGE
 _PLAIN = re.compile(r"^\s*(?:your mark:)?\s*([0-9.]+)\s*,\s*([0-9.]+)", re.IGNORECASE)
 

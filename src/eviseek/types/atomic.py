@@ -1,0 +1,43 @@
+"""The one atomic file writer: a reader sees the old file or the whole new one, never half."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["atomic_file", "write_atomic"]
+
+
+@contextmanager
+def atomic_file(path: str | Path, *, binary: bool = False, newline: str | None = None) -> Iterator[IO[Any]]:
+    """Open ``path`` for writing so that readers see the old file or the whole new one, never half.
+
+    The content goes to a temporary file beside ``path`` (named for this process and thread, so
+    concurrent writers of the same file do not share one), is flushed and fsynced, and is renamed
+    over ``path`` when the block ends without an exception; on an exception the temporary file
+    is removed and ``path`` is left as it was. Missing parent folders are created.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    fh: IO[Any] = open(tmp, "wb") if binary else open(tmp, "w", encoding="utf-8", newline=newline)  # noqa: SIM115
+    try:
+        with fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` (text as UTF-8, or bytes) to ``path`` atomically; see :func:`atomic_file`."""
+    with atomic_file(path, binary=isinstance(data, bytes)) as fh:
+        fh.write(data)
+    return Path(path)
