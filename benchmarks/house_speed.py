@@ -57,6 +57,10 @@ def main() -> None:
     n_bodies = len(question.scene["rooms"]) + len(question.scene["walls"]) + len(question.scene["items"])
     env = HouseEnv(width=320, height=240, max_steps=10 * args.steps + 10)
     env.reset(options={"question": question})
+    sim = env._sim
+    assert sim is not None
+    # Drawn pieces: every body's base shape, or its links when it is built from parts.
+    n_parts = sum(max(1, sim.p.getNumJoints(uid, physicsClientId=sim.client)) for uid in sim.uid.values())
     wall = {"step": [], "bare": []}
     cpu = {"step": [], "bare": []}
     bumps = 0
@@ -73,7 +77,8 @@ def main() -> None:
         cpu["bare"].append(c2 - c1)
     env.close()
     print(
-        f"house: {question.id}, 6 rooms, {n_bodies} bodies, 320x240 TinyRenderer, one core, "
+        f"house: {question.id}, 6 rooms, {n_bodies} spec bodies drawn as {len(sim.uid)} bodies of "
+        f"{n_parts} parts, 320x240 TinyRenderer, one core, "
         f"median over {args.steps} steps ({bumps} bumped into something)"
     )
     print(f"{'clock':>6} {'step ms':>8} {'bare ms':>8} {'step fps':>9} {'step/bare':>10}")

@@ -106,7 +106,7 @@ def test_support_needs_the_cup_in_view_and_distance_to_target_shrinks(env: House
     assert oracle.distance_to_target() < d0 - 3.5
     assert env.visual_support([env.steps_taken]) == 1.0
     seg = oracle.segmentation(env.steps_taken)
-    assert (seg == oracle.body_uids()["cup_1"]).sum() >= 40
+    assert (seg == oracle.body_uids()["cup_1"]).sum() >= 30  # a 7 cm cup and its handle at 160x120
     assert oracle.path_length == pytest.approx(4.0)
 
 

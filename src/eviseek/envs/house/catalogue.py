@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 from eviseek.envs.tabletop.colors import PALETTE
 
-COLORS: tuple[str, ...] = tuple(c for c in PALETTE if c not in ("gray",))
-"""Colours furniture and objects are drawn from (the tabletop's palette minus gray, which the
-walls and doors come close to)."""
+COLORS: tuple[str, ...] = tuple(c for c in PALETTE if c not in ("gray", "white", "black"))
+"""Colours furniture and objects are drawn from: the tabletop's chromatic colours. Gray, white and
+black are left out: under the house's light from above a white face renders mid-grey and grey
+ones near black, so the word would not match the pixels (and the walls, ceilings and porcelain
+are near-white)."""
 
 
 @dataclass(frozen=True)
@@ -118,4 +120,4 @@ WALL_HEIGHT = 2.5
 WALL_THICKNESS = 0.05
 """Each room draws its own wall slab, so a shared wall is two slabs back to back (0.1 m)."""
 DOOR_WIDTH = 1.0
-DOOR_FRAME_RGB = (0.35, 0.25, 0.18)
+DOOR_FRAME_RGB = (0.36, 0.29, 0.22)

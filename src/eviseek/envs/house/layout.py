@@ -177,11 +177,14 @@ def _furnish_room(
     items: list[ItemSpec] = []
     for category in ROOM_TYPES[room.name].furniture:
         f = FURNITURE[category]
+        # One look per category, its size varied (ours: +-10 %, so pieces still fit their rooms).
+        k = float(rng.uniform(0.9, 1.1))
+        size = (f.size[0] * k, f.size[1] * k, f.size[2] * k)
         for _ in range(20):
             if f.against_wall:
                 side = ["north", "south", "east", "west"][int(rng.integers(4))]
                 along_x = side in ("north", "south")
-                sx, sy = (f.size[0], f.size[1]) if along_x else (f.size[1], f.size[0])
+                sx, sy = (size[0], size[1]) if along_x else (size[1], size[0])
                 gap = t + 0.02
                 if along_x:
                     if x1 - x0 - 2 * gap < sx + 0.01:
@@ -195,7 +198,7 @@ def _furnish_room(
                     cx = x1 - gap - sx / 2 if side == "east" else x0 + gap + sx / 2
             else:
                 turned = bool(rng.integers(2))
-                sx, sy = (f.size[1], f.size[0]) if turned else (f.size[0], f.size[1])
+                sx, sy = (size[1], size[0]) if turned else (size[0], size[1])
                 m = 0.9
                 if x1 - x0 - 2 * m < sx + 0.01 or y1 - y0 - 2 * m < sy + 0.01:
                     continue
@@ -213,8 +216,8 @@ def _furnish_room(
                     kind="furniture",
                     shape=f.shape,
                     color=str(COLORS[int(rng.integers(len(COLORS)))]),
-                    size=(_r(sx), _r(sy), _r(f.size[2])),
-                    position=(cx, cy, _r(f.size[2] / 2)),
+                    size=(_r(sx), _r(sy), _r(size[2])),
+                    position=(cx, cy, _r(size[2] / 2)),
                     room=room.name,
                 )
             )
@@ -235,7 +238,8 @@ def place_object(
     The caller appends it to ``spec.items``.
     """
     obj = SMALL_OBJECTS[category]
-    sx, sy, sz = obj.size
+    k = float(rng.uniform(0.85, 1.15))  # size varied, the look kept (ours)
+    sx, sy, sz = (_r(v * k) for v in obj.size)
     fx0, fy0, fx1, fy1 = surface.footprint
     if fx1 - fx0 < sx + 0.1 or fy1 - fy0 < sy + 0.1:
         return None

@@ -9,11 +9,14 @@ A house does not move, so no physics is stepped: collisions are decided on exact
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from eviseek._lazy import require_pybullet
 from eviseek.envs import view
-from eviseek.envs.house.spec import HouseSpec
+from eviseek.envs.house import looks
+from eviseek.envs.house.catalogue import DOOR_FRAME_RGB, WALL_HEIGHT, WALL_THICKNESS
+from eviseek.envs.house.spec import HouseSpec, ItemSpec
 from eviseek.envs.render import Frame, Lighting, OwnedClient, render_frame
 from eviseek.envs.tabletop.colors import rgba
 from eviseek.errors import EnvError
@@ -89,21 +92,98 @@ class HouseSim(OwnedClient):
                 ((x0 + x1) / 2, (y0 + y1) / 2, w.height / 2),
                 (*w.rgb, 1.0),
             )
+        backs = {
+            it.name: looks.facing(it, spec.room(it.room).rect) for it in spec.items if it.kind == "furniture"
+        }
         for it in spec.items:
-            color = rgba(it.color)
-            sx, sy, sz = it.size
-            if it.shape == "box":
-                self._box(it.name, (sx / 2, sy / 2, sz / 2), it.position, color)
-            elif it.shape == "cylinder":
-                vis = p.createVisualShape(
-                    p.GEOM_CYLINDER, radius=min(sx, sy) / 2, length=sz, rgbaColor=color, physicsClientId=c
-                )
-                self._add(it.name, vis, it.position)
-            elif it.shape == "sphere":
-                vis = p.createVisualShape(p.GEOM_SPHERE, radius=sx / 2, rgbaColor=color, physicsClientId=c)
-                self._add(it.name, vis, it.position)
-            else:
+            if it.shape not in ("box", "cylinder", "sphere"):
                 raise EnvError(f"item {it.name!r}: unsupported shape {it.shape!r}")
+            back = backs.get(it.on or it.name) or looks.facing(it, spec.room(it.room).rect)
+            self._compound(it, back)
+        self._fixtures(spec)
+
+    def _compound(self, it: ItemSpec, back: str) -> None:
+        """One body for an item, one link per drawn part (segmentation shows the body's id)."""
+        p, c = self.p, self.client
+        main = rgba(it.color)
+        shapes, offsets, turns = [], [], []
+        for part in looks.parts_of(it):
+            centre, (ex, ey, ez) = looks.place(part, it, back)
+            colour = (
+                list(main)
+                if part.colour == "main"
+                else [*looks.shade(tuple(main[:3])), 1.0]  # type: ignore[arg-type]
+                if part.colour == "shade"
+                else [*part.colour, 1.0]
+            )
+            turn = [0.0, 0.0, 0.0, 1.0]
+            if part.shape == "box":
+                vis = p.createVisualShape(
+                    p.GEOM_BOX, halfExtents=[ex / 2, ey / 2, ez / 2], rgbaColor=colour, physicsClientId=c
+                )
+            elif part.shape == "sphere":
+                vis = p.createVisualShape(
+                    p.GEOM_SPHERE, radius=min(ex, ey, ez) / 2, rgbaColor=colour, physicsClientId=c
+                )
+            elif part.axis == "v":
+                along_y = back in ("south", "north")
+                length, radius = (ey, min(ex, ez) / 2) if along_y else (ex, min(ey, ez) / 2)
+                h = math.sqrt(0.5)
+                turn = [h, 0.0, 0.0, h] if along_y else [0.0, h, 0.0, h]
+                vis = p.createVisualShape(
+                    p.GEOM_CYLINDER, radius=radius, length=length, rgbaColor=colour, physicsClientId=c
+                )
+            else:
+                vis = p.createVisualShape(
+                    p.GEOM_CYLINDER, radius=min(ex, ey) / 2, length=ez, rgbaColor=colour, physicsClientId=c
+                )
+            shapes.append(vis)
+            offsets.append([centre[k] - it.position[k] for k in range(3)])
+            turns.append(turn)
+        self._add_links(it.name, it.position, shapes, offsets, turns)
+
+    def _fixtures(self, spec: HouseSpec) -> None:
+        """Ceilings, skirting boards and door frames: what makes a room read as a room."""
+        for room in spec.rooms:
+            x0, y0, x1, y1 = room.rect
+            self._box(
+                f"ceiling:{room.name}",
+                ((x1 - x0) / 2, (y1 - y0) / 2, 0.01),
+                ((x0 + x1) / 2, (y0 + y1) / 2, WALL_HEIGHT + 0.01),
+                (*looks.CEILING, 1.0),
+            )
+        for w in spec.walls:
+            x0, y0, x1, y1 = w.rect
+            # A skirting board 1 cm proud of the wall's face on the room's side.
+            grow = {"north": (0, -0.01, 0, 0), "south": (0, 0, 0, 0.01), "east": (-0.01, 0, 0, 0)}
+            gx0, gy0, gx1, gy1 = grow.get(w.side, (0, 0, 0.01, 0))
+            ax0, ay0, ax1, ay1 = x0 + gx0, y0 + gy0, x1 + gx1, y1 + gy1
+            self._box(
+                f"skirting:{w.name}",
+                ((ax1 - ax0) / 2, (ay1 - ay0) / 2, looks.SKIRTING_HEIGHT / 2),
+                ((ax0 + ax1) / 2, (ay0 + ay1) / 2, looks.SKIRTING_HEIGHT / 2),
+                (*looks.SKIRTING, 1.0),
+            )
+        frame = (*DOOR_FRAME_RGB, 1.0)
+        for k, d in enumerate(spec.doors):
+            cx, cy = d.centre
+            half, post, deep = d.width / 2, 0.06, WALL_THICKNESS + 0.03
+            top = (WALL_HEIGHT - looks.DOOR_HEIGHT) / 2
+            if d.axis == "x":  # the shared wall runs along x
+                lintel = ((half, WALL_THICKNESS, top), (cx, cy, looks.DOOR_HEIGHT + top))
+                posts = [(cx - half - post / 2, cy), (cx + half + post / 2, cy)]
+                post_half = (post / 2, deep, looks.DOOR_HEIGHT / 2)
+                beam = ((half + post, deep, 0.04), (cx, cy, looks.DOOR_HEIGHT + 0.04))
+            else:
+                lintel = ((WALL_THICKNESS, half, top), (cx, cy, looks.DOOR_HEIGHT + top))
+                posts = [(cx, cy - half - post / 2), (cx, cy + half + post / 2)]
+                post_half = (deep, post / 2, looks.DOOR_HEIGHT / 2)
+                beam = ((deep, half + post, 0.04), (cx, cy, looks.DOOR_HEIGHT + 0.04))
+            wall_rgb = spec.room(d.rooms[0]).wall_rgb
+            self._box(f"lintel:{k}", lintel[0], lintel[1], (*wall_rgb, 1.0))
+            self._box(f"doorframe:{k}:top", beam[0], beam[1], frame)
+            for j, (px, py) in enumerate(posts):
+                self._box(f"doorframe:{k}:{j}", post_half, (px, py, looks.DOOR_HEIGHT / 2), frame)
 
     def _box(
         self,
@@ -116,6 +196,37 @@ class HouseSim(OwnedClient):
             self.p.GEOM_BOX, halfExtents=list(half), rgbaColor=list(color), physicsClientId=self.client
         )
         self._add(name, vis, pos)
+
+    def _add_links(
+        self,
+        name: str,
+        pos: tuple[float, float, float],
+        shapes: list[int],
+        offsets: list[list[float]],
+        turns: list[list[float]],
+    ) -> None:
+        n = len(shapes)
+        at = (pos[0], pos[1], PARK_Z) if self.parked else pos
+        uid = self.p.createMultiBody(
+            0,
+            -1,
+            -1,
+            list(at),
+            linkMasses=[0.0] * n,
+            linkCollisionShapeIndices=[-1] * n,
+            linkVisualShapeIndices=shapes,
+            linkPositions=offsets,
+            linkOrientations=turns,
+            linkInertialFramePositions=[[0.0, 0.0, 0.0]] * n,
+            linkInertialFrameOrientations=[[0.0, 0.0, 0.0, 1.0]] * n,
+            linkParentIndices=[0] * n,
+            linkJointTypes=[self.p.JOINT_FIXED] * n,
+            linkJointAxis=[[0.0, 0.0, 1.0]] * n,
+            physicsClientId=self.client,
+        )
+        self.uid[name] = uid
+        self.name_of[uid] = name
+        self.home[name] = (float(pos[0]), float(pos[1]), float(pos[2]))
 
     def _add(self, name: str, vis: int, pos: tuple[float, float, float]) -> None:
         # Visual-only bodies: nothing here is simulated, so no collision shapes are needed.
