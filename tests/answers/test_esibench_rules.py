@@ -119,3 +119,71 @@ def test_scoring_through_eviseek_uses_the_rule_set() -> None:
     assert score_answer(q, "three").correct is False  # eviseek's own rules would accept it
     assert score_answer(q, "4").score == pytest.approx(2 / 3) and not score_answer(q, "4").correct
     assert score_answer(q, "3").score == 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# The paper's rule set (app. A's two answer-format normalisations)
+
+
+def test_paper_rules_accept_pipe_separated_stacking_orders() -> None:
+    from eviseek.answers.esibench import OFFICIAL_RULES, PAPER_RULES
+
+    rule = ESIRule(task="stacking", labels=["box", "book", "cup"], orders=[["box", "book", "cup"]])
+    assert esibench_score(rule, "box, book, cup").correct is True
+    assert esibench_score(rule, "box | book | cup", OFFICIAL_RULES).correct is False
+    assert esibench_score(rule, "box | book | cup", PAPER_RULES).correct is True
+    assert esibench_score(rule, "cup | book | box", PAPER_RULES).correct is False
+
+
+def test_route_steps_read_both_navigation_question_forms() -> None:
+    from eviseek.answers.esibench import route_steps
+
+    q1 = (
+        "You are beginning in the bathroom 1. You want to navigate to the storage room 1. At each step, "
+        "choose the next region you should explore. 1. Choose the next region to explore. bedroom_0 "
+        "2. Choose the next region to explore. [please fill in] 3. Choose the next region to explore. "
+        "storage_room_1 You have reached the final destination."
+    )
+    assert route_steps(q1) == ["bedroom 0", None, "storage room 1"]
+    q2 = (
+        "You will perform the following actions. For each blank, choose either 'turn back,' 'turn left,' "
+        "or 'turn right.' 1. Go to the bedroom 0. 2. [please fill in] Choose the next turn direction. "
+        "3. Go to the closet 2. You have reached the final destination."
+    )
+    assert route_steps(q2) == ["bedroom 0", None, "closet 2"]
+    assert route_steps("Which room connects the kitchen 0 and the hall 0?") == []
+
+
+def test_paper_rules_reduce_a_complete_route_to_its_blanks() -> None:
+    from eviseek.answers.esibench import OFFICIAL_RULES, PAPER_RULES, paper_normalise
+
+    rule = ESIRule(
+        task="cognitivemap",
+        truth="corridor_0 | playroom_0",
+        options=[["corridor_0", "bathroom_1"], ["playroom_0", "bathroom_1"]],
+        route=["bedroom 0", None, "childs room 1", None, "storage room 1"],
+    )
+    full = "bedroom_0 | corridor_0 | childs_room_1 | playroom_0 | storage_room_1"
+    assert esibench_score(rule, full, OFFICIAL_RULES).correct is False
+    assert esibench_score(rule, full, PAPER_RULES).correct is True
+    assert paper_normalise(rule, full) == "corridor_0 | playroom_0"
+    assert esibench_score(
+        rule, ["bedroom 0", "corridor 0", "childs room 1", "playroom 0", "storage room 1"], PAPER_RULES
+    ).correct
+    # The blanks alone are read as before; a route whose supplied step differs, or a blank that
+    # names no listed option, is left to the official reader (and so scores wrong).
+    assert esibench_score(rule, "corridor_0 | playroom_0", PAPER_RULES).correct is True
+    moved = "kitchen_0 | corridor_0 | childs_room_1 | playroom_0 | storage_room_1"
+    assert paper_normalise(rule, moved) == moved
+    odd = "bedroom_0 | garage_0 | childs_room_1 | playroom_0 | storage_room_1"
+    assert paper_normalise(rule, odd) == odd
+    # Neither normalisation looks at the truth: a wrong complete route is reduced to wrong blanks.
+    wrong = "bedroom_0 | bathroom_1 | childs_room_1 | bathroom_1 | storage_room_1"
+    assert paper_normalise(rule, wrong) == "bathroom_1 | bathroom_1"
+
+
+def test_old_runs_rule_name_means_official() -> None:
+    from eviseek.answers.esibench import OFFICIAL_RULES, PAPER_RULES, rule_set_of
+
+    assert rule_set_of("esibench") == OFFICIAL_RULES
+    assert rule_set_of(PAPER_RULES) == PAPER_RULES and rule_set_of("contract") is None

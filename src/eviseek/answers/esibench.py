@@ -14,6 +14,18 @@ Two entry points:
 * :func:`esibench_verdict`: the official verdict on a final answer: ``correct`` is ``True``,
   ``False`` or ``None`` (the official code gives ``None`` for an abstention in several tasks),
   plus the counting soft score max(0, 1 - |error| / 3).
+
+Two rule sets use them (``Question.metadata["rules"]``):
+
+* ``esibench:official``: the official code's rules, as above;
+* ``esibench:paper`` (the default of ``esibench:PATH``, because the paper's numbers use it): the
+  official rules after the paper's two answer-format normalisations (its app. A, "Answer-format
+  normalization"), :func:`paper_normalise`: a ``|``-separated stacking order is read as a
+  comma-separated one, and a complete navigation route is reduced to its blank positions when
+  every step the prompt supplied matches and each blank maps to exactly one listed option.
+  Neither looks at the ground truth.
+
+Runs saved before the rule sets had names record ``esibench``; it means ``esibench:official``.
 """
 
 from __future__ import annotations
@@ -23,8 +35,24 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-RULE_SET = "esibench"
-"""The value of ``Question.metadata["rules"]`` that selects these rules."""
+OFFICIAL_RULES = "esibench:official"
+"""The official code's rules."""
+PAPER_RULES = "esibench:paper"
+"""The official rules after the paper's app. A normalisations (the default for ESI-Bench)."""
+RULE_SETS: tuple[str, ...] = (PAPER_RULES, OFFICIAL_RULES)
+"""The values of ``Question.metadata["rules"]`` that select ESI-Bench's rules."""
+LEGACY_RULES = "esibench"
+"""What runs saved before the two rule sets recorded; read as :data:`OFFICIAL_RULES`."""
+RULE_SET = PAPER_RULES
+"""The rule set ESI-Bench questions load with unless told otherwise."""
+
+
+def rule_set_of(name: object) -> str | None:
+    """The ESI-Bench rule set ``name`` selects (``None``: not an ESI-Bench rule set)."""
+    if name == LEGACY_RULES:
+        return OFFICIAL_RULES
+    return name if isinstance(name, str) and name in RULE_SETS else None
+
 
 _NOT_SURE = {"not sure", "unsure", "unknown"}
 
@@ -54,6 +82,9 @@ class ESIRule(BaseModel):
     """Action order inference: 2 or 3 objects."""
     secondary: str | None = None
     """A second truth: action order inference's C side, spatial distance's far category."""
+    route: list[str | None] = Field(default_factory=list)
+    """Long-Term Navigation: the question's numbered steps, ``None`` where the prompt leaves a
+    blank (read from the question text; used only by the paper's route reduction)."""
 
 
 class ESIVerdict(BaseModel):
@@ -458,6 +489,105 @@ def _option_id_verdict(rule: ESIRule, answer: Any) -> ESIVerdict:
     return ESIVerdict(answer=None, correct=False)
 
 
-def esibench_score(rule: ESIRule, raw: Any) -> ESIVerdict:
-    """Read one reply the official way, then judge it: the official result of answering ``raw``."""
+def esibench_score(rule: ESIRule, raw: Any, rules: str = OFFICIAL_RULES) -> ESIVerdict:
+    """Read one reply the official way, then judge it: the result of answering ``raw`` under
+    ``rules`` (``esibench:paper`` first applies :func:`paper_normalise`)."""
+    if rule_set_of(rules) == PAPER_RULES:
+        raw = paper_normalise(rule, raw)
     return esibench_verdict(rule, esibench_final_answer(rule, raw))
+
+
+# --------------------------------------------------------------------------------------------
+# The paper's answer-format normalisations (app. A).
+
+# A numbered step as ESI-Bench's navigation questions write one: the number, then one of the
+# step forms (so "the bathroom 1. You want..." is not taken for step 1).
+_STEP = re.compile(r"(?:^|\s)(\d+)\.\s+(?=choose the next|go to|turn |\[please fill in\])", re.IGNORECASE)
+_BLANK = "[please fill in]"
+_ROUTE_FILLER = (
+    "choose the next region to explore.",
+    "choose the next region to explore",
+    "choose the next turn direction.",
+    "choose the next turn direction",
+)
+
+
+def route_steps(question: str) -> list[str | None]:
+    """The numbered steps of a navigation question, ``None`` for each ``[please fill in]``.
+
+    ``1. Choose the next region to explore. [please fill in] 2. ... corridor_0 You have reached
+    the final destination.`` gives ``[None, "corridor_0"]``; ``1. Go to the bedroom 0. 2. [please
+    fill in] Choose the next turn direction.`` gives ``["go to the bedroom 0", None]``. A question
+    without a blank gives ``[]``.
+    """
+    if _BLANK not in question.lower():
+        return []
+    marks = list(_STEP.finditer(question))
+    steps: list[str | None] = []
+    for i, mark in enumerate(marks):
+        if int(mark.group(1)) != len(steps) + 1:
+            continue
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(question)
+        text = question[mark.end() : end].strip()
+        text = re.sub(r"you have reached the final destination\.?", "", text, flags=re.IGNORECASE).strip()
+        steps.append(None if _BLANK in text.lower() else _route_text(text))
+    return steps if None in steps else []
+
+
+def _route_text(value: Any) -> str:
+    """A route step compared loosely: case, underscores, filler words and end punctuation ignored."""
+    text = _squash(value).lower().replace("_", " ")
+    for filler in _ROUTE_FILLER:
+        text = text.replace(filler, " ")
+    text = re.sub(r"^\s*(go to|go|to)\s+(the\s+)?", "", text.strip())
+    return " ".join(text.strip(" .,;:").split())
+
+
+def _route_parts(raw: Any) -> list[str] | None:
+    if isinstance(raw, list):
+        return [str(part) for part in raw]
+    if not isinstance(raw, str):
+        return None
+    for sep in ("|", "->", "→", ","):
+        if sep in raw:
+            return [part for part in raw.split(sep) if part.strip()]
+    return None
+
+
+def _reduce_route(rule: ESIRule, raw: Any) -> Any:
+    """A complete route reduced to the blanks' answers (``a | b``), or ``raw`` unchanged."""
+    parts = _route_parts(raw)
+    blanks = [i for i, step in enumerate(rule.route) if step is None]
+    options = rule.options if isinstance(rule.options, list) else []
+    if parts is None or not blanks or len(parts) != len(rule.route) or len(options) != len(blanks):
+        return raw
+    picked: list[str] = []
+    for i, (step, part) in enumerate(zip(rule.route, parts, strict=True)):
+        said = _route_text(part)
+        if step is not None:
+            if said != _route_text(step):
+                return raw  # a step the prompt supplied does not match: not a complete route
+            continue
+        listed = options[blanks.index(i)]
+        listed = listed if isinstance(listed, list) else [listed]
+        hits = {str(o) for o in listed if _route_text(o) == said}
+        if len(hits) != 1:
+            return raw
+        picked.append(hits.pop())
+    return " | ".join(picked)
+
+
+def paper_normalise(rule: ESIRule, raw: Any) -> Any:
+    """``raw`` after the paper's two answer-format normalisations (app. A); otherwise unchanged.
+
+    * Stacking & Stability: ``a | b | c`` is read as ``a, b, c``.
+    * Long-Term Navigation: a complete route (one part per numbered step, separated by ``|``,
+      ``->`` or ``,``, or a list) is reduced to the parts at the blanks, joined with `` | ``,
+      when every step the prompt supplied matches its part and each blank's part names exactly
+      one of that blank's listed options. Anything else is left for the official reader.
+    """
+    if rule.task == "stacking" and isinstance(raw, str) and "|" in raw:
+        return raw.replace("|", ",")
+    if rule.task == "cognitivemap" and rule.route:
+        return _reduce_route(rule, raw)
+    return raw

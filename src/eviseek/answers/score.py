@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from eviseek.answers.esibench import RULE_SET, ESIRule, esibench_score
+from eviseek.answers.esibench import ESIRule, esibench_score, rule_set_of
 from eviseek.answers.normalize import normalize_answer
 from eviseek.types import AnswerContract, Question
 
@@ -44,8 +44,9 @@ def score_answer(question: Question, raw: str | None) -> AnswerScore:
     A missing or unreadable answer scores 0. Several accepted answers (a list ground truth,
     e.g. equivalent stacking orders) all count as correct.
     """
-    if question.metadata.get("rules") == RULE_SET:
-        return _score_by_esibench_rules(question, raw)
+    rules = rule_set_of(question.metadata.get("rules"))
+    if rules is not None:
+        return _score_by_esibench_rules(question, raw, rules)
     contract: AnswerContract = question.contract
     answer = normalize_answer(raw, contract)
     truths = accepted_answers(question)
@@ -58,10 +59,11 @@ def score_answer(question: Question, raw: str | None) -> AnswerScore:
     return AnswerScore(answer=answer, correct=correct, score=score)
 
 
-def _score_by_esibench_rules(question: Question, raw: str | None) -> AnswerScore:
-    """ESI-Bench's official reading and verdict (an abstention, ``None`` there, scores 0 here)."""
+def _score_by_esibench_rules(question: Question, raw: str | None, rules: str) -> AnswerScore:
+    """ESI-Bench's reading and verdict under ``rules`` (``esibench:official`` or
+    ``esibench:paper``); an abstention, ``None`` there, scores 0 here."""
     spec = question.metadata.get("esibench") or {}
-    verdict = esibench_score(ESIRule.model_validate(spec.get("rule") or {}), raw)
+    verdict = esibench_score(ESIRule.model_validate(spec.get("rule") or {}), raw, rules)
     answer = verdict.answer
     if isinstance(answer, list):
         text: str | None = "|".join(str(a) for a in answer)

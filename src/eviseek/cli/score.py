@@ -109,6 +109,12 @@ def score(
     run_dir: Path = typer.Argument(..., help="A run directory written by eviseek eval"),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON"),
     by: str = typer.Option("family", "--by", help="Break accuracy down by 'family' or 'subcategory'"),
+    rules: str | None = typer.Option(
+        None,
+        "--rules",
+        help="Score ESI-Bench questions by this rule set: esibench:paper (app. A's normalisations) or "
+        "esibench:official (the official code's rules); default: the one the run's questions record",
+    ),
     rebuild: bool = typer.Option(
         False,
         "--rebuild",
@@ -134,7 +140,7 @@ def score(
             typer.echo(
                 f"rebuilt {done.path} with {done.rows} row(s) from the saved trajectories{aside}", err=True
             )
-        rescored = rescore_run(run_dir)
+        rescored = rescore_run(run_dir, rules=rules)
     except EviseekError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -142,18 +148,20 @@ def score(
     from eviseek.eval.express import express_rows
 
     rows = express_rows(run_dir)
-    if as_json and not rows:
-        typer.echo(rescored.summary.model_dump_json(indent=2))
-    elif as_json:
+    if as_json:
         import json
 
         payload = rescored.summary.model_dump(mode="json")
-        payload["express"] = [r.model_dump(mode="json") for r in rows]
+        if rows:
+            payload["express"] = [r.model_dump(mode="json") for r in rows]
+        payload["rules"] = rescored.rules
         typer.echo(json.dumps(payload, indent=2))
     else:
         print_summary(rescored.summary, by=by)
         if rows:
             print_express(rows)
+        in_force = ", ".join(f"{name} ({n} question(s))" for name, n in sorted(rescored.rules.items()))
+        typer.echo(f"scoring rules: {in_force}")
     if rescored.unstored:
         where = {"missing": "there is no results.sqlite", "empty": "results.sqlite holds no row"}.get(
             rescored.store, "results.sqlite has no row for them"

@@ -68,6 +68,7 @@ from eviseek.eval.tables import (
     subcategory_accuracy_table,
     support_subcategory_table,
 )
+from eviseek.types import Question
 from eviseek.types.atomic import write_atomic
 
 __all__ = [
@@ -92,6 +93,9 @@ class RunInfo(BaseModel):
     agents: list[str]
     dataset: str = ""
     n_questions: int
+    rules: str = ""
+    """The scoring rule set(s) in force, from the questions (``esibench:paper``,
+    ``esibench:official``; ``contract`` for questions scored by their answer contract)."""
     support_sources: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per agent: results whose support came from the environment, the judge, or nowhere."""
 
@@ -138,6 +142,20 @@ class ReportFiles:
     tables: dict[str, Table] = field(default_factory=dict)
 
 
+def rules_in_force(questions: Sequence[Question]) -> str:
+    """The rule sets the questions are scored by, with counts when there is more than one."""
+    from collections import Counter
+
+    from eviseek.answers.esibench import rule_set_of
+
+    counts = Counter(
+        rule_set_of(q.metadata.get("rules")) or str(q.metadata.get("scorer") or "contract") for q in questions
+    )
+    if len(counts) == 1:
+        return next(iter(counts))
+    return ", ".join(f"{name} ({n})" for name, n in sorted(counts.items()))
+
+
 def compute_report(
     runs: Sequence[RunData],
     *,
@@ -161,6 +179,7 @@ def compute_report(
                 agents=r.agents,
                 dataset=str(r.config.get("dataset", "")),
                 n_questions=len(r.questions),
+                rules=rules_in_force(r.questions),
                 support_sources=r.support_sources,
             )
             for r in runs

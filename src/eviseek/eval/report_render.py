@@ -178,10 +178,12 @@ def markdown_report(data: ReportData, tables: dict[str, Table], figures: dict[st
         lines.append(f"> Note: {w}")
     if data.warnings:
         lines.append("")
-    lines.append("| Run | Model | Agents | Questions | Dataset |")
-    lines.append("|---|---|---|---:|---|")
+    lines.append("| Run | Model | Agents | Questions | Dataset | Scoring rules |")
+    lines.append("|---|---|---|---:|---|---|")
     for r in data.runs:
-        lines.append(f"| {r.label} | {r.model} | {', '.join(r.agents)} | {r.n_questions} | {r.dataset} |")
+        lines.append(
+            f"| {r.label} | {r.model} | {', '.join(r.agents)} | {r.n_questions} | {r.dataset} | {r.rules} |"
+        )
     lines.append("")
     order = [
         ("Task accuracy", ["accuracy-family", "fig:accuracy_by_family", "accuracy-subcategory"]),

@@ -198,15 +198,21 @@ class RescoredRun(BaseModel):
     """Finished episodes (a saved trajectory with a result) that have no row in the store."""
     store: str = "ok"
     """``ok``, ``missing`` (no ``results.sqlite``) or ``empty`` (a file with no rows)."""
+    rules: dict[str, int] = Field(default_factory=dict)
+    """Questions per scoring rule set in force (``esibench:paper``, ``esibench:official``,
+    ``contract``...)."""
 
 
-def rescore_run(run_dir: str | Path) -> RescoredRun:
+def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun:
     """Re-score every finished episode of ``run_dir`` from ``trajectory.json`` + ``questions.jsonl``.
 
     Nothing is re-run and nothing is written; the store is opened read-only, so a run on
     read-only storage can be scored. A finished episode is one with a row in the store or a
     saved trajectory holding a result (the runner saves the trajectory before it commits the
     row), so a lost or emptied store loses nothing here.
+
+    ``rules`` (``esibench:paper`` or ``esibench:official``) scores ESI-Bench's questions by that
+    rule set instead of the one they were loaded with; other questions are unaffected.
     """
     from eviseek.eval.config import load_config
     from eviseek.eval.recover import all_saved_results
@@ -221,6 +227,15 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
         raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
     agents = load_config(run_dir).agents
     questions = read_questions_by_id(qfile)
+    if rules is not None:
+        from eviseek.answers.esibench import RULE_SETS, rule_set_of
+
+        chosen = rule_set_of(rules) or rule_set_of(f"esibench:{rules}")
+        if chosen is None:
+            raise ConfigError(f"unknown rule set {rules!r}; choose one of {', '.join(RULE_SETS)}")
+        for q in questions.values():
+            if rule_set_of(q.metadata.get("rules")) is not None:
+                q.metadata["rules"] = chosen
     stored: list[EpisodeResult] = []
     state = "missing"
     if run.store_file.exists():
@@ -260,4 +275,18 @@ def rescore_run(run_dir: str | Path) -> RescoredRun:
         missing=missing,
         unstored=[f"{r.agent}/{r.question_id}" for r in unstored],
         store=state,
+        rules=_rules_count(questions.values()),
+    )
+
+
+def _rules_count(questions: Iterable[Question]) -> dict[str, int]:
+    from collections import Counter
+
+    from eviseek.answers.esibench import rule_set_of
+
+    return dict(
+        Counter(
+            rule_set_of(q.metadata.get("rules")) or str(q.metadata.get("scorer") or "contract")
+            for q in questions
+        )
     )

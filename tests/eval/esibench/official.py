@@ -93,6 +93,12 @@ def load_official(root: Path) -> tuple[Any, dict[str, Any]]:
         sys.path.remove(src)
         sys.meta_path.remove(finder)
         for name in set(sys.modules) - before:
-            del sys.modules[name]  # their modules keep their own references; ours stay clean
+            # Drop their modules and the stand-ins (their modules keep their own references), but
+            # keep real libraries they imported for the first time (numpy.fft...): deleting those
+            # breaks later imports of the same library in this process.
+            module = sys.modules[name]
+            where = str(getattr(module, "__file__", "") or "")
+            if isinstance(module, _StubModule) or where.startswith(src) or not where:
+                del sys.modules[name]
         sys.modules.update(stashed)
     return pipeline, tasks

@@ -145,14 +145,19 @@ def test_import_reports_bad_files_and_the_run_scores_reports_judges_and_views(tm
         and not got[qs["Counting w Occlusion"].id].correct
     )
     assert got[qs["Agent Observation"].id].correct and got[qs["Deformable"].id].correct
-    assert not got[qs["Stacking & Stability"].id].correct
+    # Scored by the paper's rules (the default), which read a '|'-separated order.
+    assert got[qs["Stacking & Stability"].id].correct
     deformable = run / "episodes" / "esibench-official" / qs["Deformable"].id / "trajectory.json"
     traj = json.loads(deformable.read_text())
     assert len(traj["steps"]) == 2 and traj["steps"][0]["image"]["path"].startswith("images/")
 
     score = CliRunner().invoke(app, ["score", str(run), "--json"])
     assert score.exit_code == 0, score.output
-    assert json.loads(score.output)["agents"][0]["overall"]["correct"] == 3
+    assert json.loads(score.output)["agents"][0]["overall"]["correct"] == 4
+    assert json.loads(score.output)["rules"] == {"esibench:paper": 16}
+    official = CliRunner().invoke(app, ["score", str(run), "--json", "--rules", "esibench:official"])
+    assert official.exit_code == 0, official.output
+    assert json.loads(official.stdout)["agents"][0]["overall"]["correct"] == 3
     report = CliRunner().invoke(app, ["report", str(run), "--resamples", "100"])
     assert report.exit_code == 0, report.output
     view = CliRunner().invoke(app, ["view", str(run)])

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from eviseek.answers.esibench import RULE_SET
+from eviseek.answers.esibench import PAPER_RULES, RULE_SETS
 from eviseek.errors import ConfigError
 from eviseek.eval.esibench.records import ESIRecord, decode_field, iter_records, payload_of
 from eviseek.eval.esibench.rules import contract_for, keyed, rule_for
@@ -34,14 +34,17 @@ ENV_ID = "eviseek/ESIBench-v0"
 
 class LoadOptions(BaseModel):
     """How to load: ``images`` ``"require"`` (a missing file is an error) or ``"skip"`` (load
-    without images and mark the questions); ``all`` keeps the excluded records."""
+    without images and mark the questions); ``all`` keeps the excluded records; ``rules`` is the
+    rule set the questions are scored by (``paper``, the default, or ``official``; see
+    :mod:`eviseek.answers.esibench`)."""
 
     images: str = "require"
     all: bool = False
+    rules: str = PAPER_RULES
 
 
 def parse_spec(spec: str) -> tuple[str, LoadOptions]:
-    """``PATH[?images=skip&all=1]`` into the path and the options."""
+    """``PATH[?images=skip&all=1&rules=paper|official]`` into the path and the options."""
     path, _, query = spec.partition("?")
     opts: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
@@ -50,10 +53,12 @@ def parse_spec(spec: str) -> tuple[str, LoadOptions]:
             opts["images"] = value
         elif key == "all" and value in ("0", "1", "true", "false", ""):
             opts["all"] = value in ("1", "true", "")
+        elif key == "rules" and f"esibench:{value.removeprefix('esibench:')}" in RULE_SETS:
+            opts["rules"] = f"esibench:{value.removeprefix('esibench:')}"
         else:
             raise ConfigError(
-                f"esibench option {part!r} not understood; use images=require|skip and all=0|1, "
-                "e.g. esibench:PATH?images=skip&all=1"
+                f"esibench option {part!r} not understood; use images=require|skip, all=0|1 and "
+                "rules=paper|official, e.g. esibench:PATH?images=skip&all=1&rules=official"
             )
     return path, LoadOptions(**opts)
 
@@ -163,7 +168,7 @@ def to_question(record: ESIRecord, root: Path, options: LoadOptions) -> tuple[Qu
         env_id=ENV_ID,
         scene={"scene": record.scene, "room": record.room},
         metadata={
-            "rules": RULE_SET,
+            "rules": options.rules,
             "esibench": {
                 "id": record.id,
                 "task": task,

@@ -38,7 +38,7 @@ class ImportReport(BaseModel):
     official_skips: list[str] = Field(default_factory=list)
     """Answer files recording that the official task skipped the question."""
     disagreements: list[str] = Field(default_factory=list)
-    """Question ids whose official ``correct`` differs from eviseek's ESI-Bench rules."""
+    """Question ids whose official ``correct`` differs from eviseek's ``esibench:official`` rules."""
 
 
 def _tail(path: str, n: int = 5) -> str:
@@ -214,8 +214,10 @@ def import_results(
             traj.save(RunDir(out).episode_dir(agent, question.id))
             store.add(traj.result)
             report.imported += 1
+            # The file's own verdict came from the official code, so it is checked against the
+            # official rules, whichever rule set the run is scored by.
             official = official_record.correct
-            if official is not None and bool(official) != bool(traj.result.correct):
+            if official is not None and bool(official) != bool(_official_verdict(question, answer)):
                 report.disagreements.append(question.id)
     from eviseek.eval.config import RunConfig, save_config
 
@@ -229,3 +231,12 @@ def import_results(
         out,
     )
     return report
+
+
+def _official_verdict(question: Question, answer: Any) -> bool:
+    """Whether ``answer`` is correct under ``esibench:official`` (the rules the file was scored by)."""
+    from eviseek.answers import score_answer
+    from eviseek.answers.esibench import OFFICIAL_RULES
+
+    as_official = question.model_copy(update={"metadata": {**question.metadata, "rules": OFFICIAL_RULES}})
+    return score_answer(as_official, None if answer is None else str(answer)).correct

@@ -11,7 +11,7 @@ import hashlib
 import random
 from typing import Any
 
-from eviseek.answers.esibench import ESIRule
+from eviseek.answers.esibench import ESIRule, route_steps
 from eviseek.types import AnswerContract
 
 
@@ -218,7 +218,12 @@ def rule_for(task: str, payload: dict[str, Any], stem: str = "") -> ESIRule:
         truth = qd.get("answer")
         if truth is None and task == "cognitivemap":
             truth = payload.get("_ground_truth")
-        return ESIRule(task=task, truth=truth, options=qd.get("options"))
+        route = (
+            route_steps(str(payload.get("question") or qd.get("question") or ""))
+            if task == "cognitivemap"
+            else []
+        )
+        return ESIRule(task=task, truth=truth, options=qd.get("options"), route=route)
     if task == "counting":
         return ESIRule(task=task, truth=qd.get("answer"))
     if task == "deformable":
