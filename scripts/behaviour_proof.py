@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -55,6 +56,7 @@ VOLATILE = {
     "host",
     "hostname",
     "eviseek_version",
+    "questions_sha256",  # a digest of questions.jsonl, which is compared itself (paths aside)
     "git",
     "command",
     "out",
@@ -236,8 +238,11 @@ def _strip(value: Any) -> Any:
         }
     if isinstance(value, list):
         return [_strip(v) for v in value]
-    if isinstance(value, str) and ("/tmp/" in value or str(Path.home()) in value):
-        return "<path>"
+    if isinstance(value, str):
+        # Checkouts and recordings live in different folders: compare what follows them.
+        value = re.sub(r"(/[^\s\"']+)?/tests/fixtures/", "<repo>/tests/fixtures/", value)
+        if "/tmp/" in value or str(Path.home()) in value:
+            return "<path>"
     return value
 
 

@@ -37,7 +37,6 @@ from eviseek.autotool.prompts import (
 )
 from eviseek.autotool.protocol import ZOOM_TOOL_NAME, ZOOM_TOOL_SCHEMA, Mode
 from eviseek.envs.base import AsyncEnv
-from eviseek.envs.image.env import DEFAULT_MAX_PIXELS
 from eviseek.models.base import Model, generate_recorded
 from eviseek.types import (
     Action,
@@ -50,6 +49,7 @@ from eviseek.types import (
     TextPart,
     Trajectory,
 )
+from eviseek.types.image import SHOWN_MAX_PIXELS
 from eviseek.types.plans import AutoToolPlan
 
 
@@ -79,7 +79,7 @@ class AutoToolConfig(BaseModel):
     force_mode: Mode | None = None
     force_how: ForceHow = "token"
     max_calls_per_turn: int = Field(3, ge=1)
-    max_pixels: int | None = Field(DEFAULT_MAX_PIXELS, ge=784)
+    max_pixels: int | None = Field(SHOWN_MAX_PIXELS, ge=784)
     """Pixel cap of the shown image and of each crop (Qwen-VL's usual 1280*28*28); ``None``
     leaves the environment's own."""
     temperature: float = Field(0.0, ge=0.0)

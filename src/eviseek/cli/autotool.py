@@ -92,14 +92,17 @@ def eval_cmd(
         "max_tokens": max_tokens,
         "seed": seed,
     }
-    model_args: dict[str, Any] = {}
-    if model.startswith("openai/"):
-        # The env already caps the shown image; the provider must not shrink it again, or the
-        # model's box coordinates would refer to a frame the program does not know.
-        model_args.update(max_pixels=max_pixels, image_format=image_format)
-        if timeout is not None:
-            model_args["timeout_s"] = timeout  # the provider's per-request timeout
+    from eviseek.models.registry import provider_of
+
     with cli_errors(run_dir):
+        model_args: dict[str, Any] = {}
+        provider = provider_of(model)
+        if provider.accepts("max_pixels") and provider.accepts("image_format"):
+            # The env already caps the shown image; the provider must not shrink it again, or the
+            # model's box coordinates would refer to a frame the program does not know.
+            model_args.update(max_pixels=max_pixels, image_format=image_format)
+        if provider.remote and timeout is not None:
+            model_args["timeout_s"] = timeout  # the provider's per-request timeout
         config = new_run_config(
             agents=["autotool"],
             agent_config=agent_config,

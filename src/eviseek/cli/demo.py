@@ -103,7 +103,7 @@ def demo(
     from eviseek.eval.datasets import load_dataset
     from eviseek.eval.report import build_report
     from eviseek.eval.runner import run_eval
-    from eviseek.models.registry import resolve_model_id
+    from eviseek.models.registry import provider_of, resolve_model_id
 
     if env not in ENVS:
         typer.echo(f"error: unknown --env {env!r}; use one of: {', '.join(ENVS)}", err=True)
@@ -114,10 +114,10 @@ def demo(
     budget = budget or default_budget(dataset)
     model_id = resolve_model_id(model)
     run_dir = out if out is not None else _default_out(model_id, env)
-    reference = model_id.split("/", 1)[0] == "reference"
     try:
         # The same checks as `eviseek models check`: a named key variable must exist (never printed).
         model_kwargs(model_id, base_url, api_key_env, None)
+        provider = provider_of(model_id)
         questions = interleave(load_dataset(dataset))
         if limit is not None:
             questions = questions[:limit]
@@ -127,7 +127,8 @@ def demo(
             # The run directory holds the chosen questions, so `eviseek eval --out DIR` resumes it too.
             dataset=str(run_dir.resolve()),
             budget=budget,
-            concurrency=concurrency or (2 if reference else 8),
+            # A model on a server overlaps its calls; a local one shares these CPUs with the envs.
+            concurrency=concurrency or (8 if provider.remote else 2),
             env_workers=env_workers,
             base_url=base_url,
             api_key_env=api_key_env,
@@ -136,8 +137,7 @@ def demo(
         n = len(questions) * len(config.agents)
         typer.echo(
             f"eviseek demo: {len(config.agents)} agents x {len(questions)} {env} questions "
-            f"({n} episodes) with {model_id}"
-            + (" - a pixel-only reference policy, not a VLM" if reference else "")
+            f"({n} episodes) with {model_id}" + ("" if provider.remote else f" - {provider.description}")
         )
         typer.echo(f"run directory: {run_dir}")
         outcome = run_eval(config, run_dir, questions=questions, progress=progress)

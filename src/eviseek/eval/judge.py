@@ -161,11 +161,14 @@ def number_image(pil: Any, number: int) -> Any:
 
 
 def judge_model_args(model_id: str, given: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Provider arguments of a support judge: for ``openai/`` models the paper's image encoding
+    """Provider arguments of a support judge: for providers that encode images for the wire
+    (those whose settings take ``image_format``, e.g. ``openai/``) the paper's image encoding
     (app. B: JPEG at quality 90; the numbered copies saved for audit are PNG, so nothing is
     compressed twice), then ``given`` on top (e.g. ``api=responses``, ``reasoning_effort=low``)."""
+    from eviseek.models.registry import provider_of
+
     args: dict[str, Any] = {}
-    if model_id.split("/", 1)[0] == "openai":
+    if provider_of(model_id).accepts("image_format"):
         args = {"image_format": "jpeg", "jpeg_quality": 90}
     args.update(given or {})
     return args

@@ -243,10 +243,6 @@ async def evaluate(
     )
 
 
-REMOTE_PROVIDERS = ("openai",)
-"""Providers behind a server that can be down, refuse the key, or not know the model name."""
-
-
 async def preflight_model(config: RunConfig, model: Model | None = None) -> None:
     """Send one short text request to a remote model, as ``eviseek models check`` does.
 
@@ -255,7 +251,11 @@ async def preflight_model(config: RunConfig, model: Model | None = None) -> None
     reference, hf) are not checked: they have no server, and a scripted model's replies are
     counted.
     """
-    if config.model.split("/", 1)[0] not in REMOTE_PROVIDERS:
+    from eviseek.models.registry import provider_of
+
+    # Only a provider behind a server (Provider.remote) can be down, refuse the key, or not know
+    # the model name.
+    if not provider_of(config.model).remote:
         return
     from eviseek.errors import ModelError
     from eviseek.types import ChatMessage, GenerateConfig

@@ -44,6 +44,7 @@ from urllib.parse import urlsplit
 
 from eviseek.errors import ConfigError, ModelConfigError
 from eviseek.models.openai_errors import config_message, refused_params, server_message
+from eviseek.models.openai_settings import OpenAISettings
 from eviseek.models.openai_wire import (
     REASONING_EFFORTS,
     chat_messages,
@@ -88,8 +89,11 @@ the client refuses to start without one."""
 class OpenAICompatModel:
     """A model served behind an OpenAI-compatible ``/v1/chat/completions`` endpoint.
 
-    Args:
-        model: the server's model name (``gpt-4o-mini``, ``Qwen/Qwen3-VL-8B-Instruct``...).
+    ``model`` is the server's model name (``gpt-4o-mini``, ``Qwen/Qwen3-VL-8B-Instruct``...).
+    The settings are one :class:`~eviseek.models.openai_settings.OpenAISettings` (``settings=``),
+    or its fields as keyword arguments (the retry policy's fields may be given flat), checked
+    there once:
+
         base_url: the server's URL ending in ``/v1``; default ``$OPENAI_BASE_URL`` or OpenAI's.
         api_key: the key; default ``$OPENAI_API_KEY``. Without one, servers other than
             api.openai.com get the placeholder ``EMPTY`` (local servers need none).
@@ -118,36 +122,19 @@ class OpenAICompatModel:
             Responses API; the paper's support judge ran there with low reasoning effort).
     """
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        timeout_s: float = 120.0,
-        max_retries: int = 5,
-        max_connect_retries: int = 2,
-        backoff_base_s: float = 0.5,
-        backoff_max_s: float = 30.0,
-        retry_after_cap_s: float = 60.0,
-        max_concurrency: int = 16,
-        max_throttled_s: float = 900.0,
-        max_pixels: int | None = DEFAULT_MAX_PIXELS,
-        image_format: str = "png",
-        jpeg_quality: int = 90,
-        default_config: GenerateConfig | None = None,
-        reasoning_effort: str | None = None,
-        thinking_budget: int | None = None,
-        api: str = "chat",
-    ) -> None:
+    def __init__(self, model: str, *, settings: OpenAISettings | None = None, **kwargs: Any) -> None:
         if not model:
             raise ConfigError("openai/<model> needs a model name after 'openai/', e.g. openai/gpt-4o-mini")
-        url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        if settings is None:
+            settings = OpenAISettings.parse(model, **kwargs)
+        elif kwargs:
+            settings = OpenAISettings.parse(model, **{**settings.model_dump(exclude_unset=True), **kwargs})
+        url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         if urlsplit(url).scheme not in ("http", "https"):
             raise ConfigError(
                 f"base URL {url!r} must start with http:// or https:// (and usually end in /v1)"
             )
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        key = settings.api_key if settings.api_key is not None else os.environ.get("OPENAI_API_KEY")
         if not key:
             if urlsplit(url).hostname == "api.openai.com":
                 raise ModelConfigError(
@@ -155,54 +142,20 @@ class OpenAICompatModel:
                     "the key with --api-key-env"
                 )
             key = PLACEHOLDER_KEY
-        checks = {
-            "timeout_s": timeout_s > 0,
-            "max_retries": max_retries >= 0,
-            "max_connect_retries": max_connect_retries >= 0,
-            "backoff_base_s": backoff_base_s >= 0,
-            "backoff_max_s": backoff_max_s >= 0,
-            "retry_after_cap_s": retry_after_cap_s >= 0,
-            "max_concurrency": max_concurrency >= 1,
-            "max_throttled_s": max_throttled_s >= 0,
-            "max_pixels": max_pixels is None or max_pixels >= 1,
-            "jpeg_quality": 1 <= jpeg_quality <= 100,
-            "thinking_budget": thinking_budget is None or thinking_budget >= 0,
-        }
-        bad = [name for name, ok in checks.items() if not ok]
-        if bad:
-            raise ConfigError(
-                f"openai/{model}: out-of-range setting(s) {', '.join(bad)}; timeouts and the pixel "
-                "budget must be positive, retries and delays non-negative, jpeg_quality in 1..100"
-            )
-        if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
-            raise ConfigError(
-                f"reasoning_effort {reasoning_effort!r} is not one of {', '.join(REASONING_EFFORTS)}"
-            )
-        if api not in ("chat", "responses"):
-            raise ConfigError(f"api {api!r} is not supported; use 'chat' or 'responses'")
-        fmt = image_format.lower().replace("jpg", "jpeg")
-        if fmt not in ("png", "jpeg"):
-            raise ConfigError(f"image_format {image_format!r} is not supported; use 'png' or 'jpeg'")
-
+        self.settings = settings
         self.name = f"openai/{model}"
         self.model = model
         self.base_url = url
         self._api_key = key
-        self.timeout_s = timeout_s
-        self.max_retries = max_retries
-        self.max_connect_retries = max_connect_retries
-        self.backoff_base_s = backoff_base_s
-        self.backoff_max_s = backoff_max_s
-        self.retry_after_cap_s = retry_after_cap_s
-        self.max_concurrency = max_concurrency
-        self.max_throttled_s = max_throttled_s
-        self.max_pixels = max_pixels
-        self.image_format = fmt
-        self.jpeg_quality = jpeg_quality
-        self.default_config = default_config or GenerateConfig()
-        self.reasoning_effort = reasoning_effort
-        self.thinking_budget = thinking_budget
-        self.api = api
+        self.timeout_s = settings.timeout_s
+        self.max_concurrency = settings.max_concurrency
+        self.max_pixels = settings.max_pixels
+        self.image_format = settings.image_format
+        self.jpeg_quality = settings.jpeg_quality
+        self.default_config = settings.default_config or GenerateConfig()
+        self.reasoning_effort = settings.reasoning_effort
+        self.thinking_budget = settings.thinking_budget
+        self.api = settings.api
         # Parameters the server refused once: not sent again by this instance.
         self.dropped_params: set[str] = set()
         self._renamed: dict[str, str] = {}
@@ -279,14 +232,7 @@ class OpenAICompatModel:
     @property
     def retry_policy(self) -> RetryPolicy:
         """The retry settings of this model (see :mod:`eviseek.models.retry`)."""
-        return RetryPolicy(
-            max_retries=self.max_retries,
-            max_connect_retries=self.max_connect_retries,
-            backoff_base_s=self.backoff_base_s,
-            backoff_max_s=self.backoff_max_s,
-            retry_after_cap_s=self.retry_after_cap_s,
-            max_throttled_s=self.max_throttled_s,
-        )
+        return self.settings.retry
 
     # -- the call ----------------------------------------------------------------------------
 

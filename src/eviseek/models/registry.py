@@ -4,34 +4,84 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel
 
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
+from eviseek.models.openai_settings import OpenAISettings
 
 ModelFactory = Callable[..., Model]
 
-_PROVIDERS: dict[str, Callable[[], ModelFactory]] = {}
-_DESCRIPTIONS: dict[str, str] = {}
+
+@dataclass(frozen=True)
+class Provider:
+    """What a model provider is, declared once where it is registered.
+
+    Eval and the CLI ask this, never the provider's name: whether the model sits behind a server
+    (``remote``: it takes ``--base-url``/``--api-key-env``/a timeout, and a run checks it with one
+    request before it starts) and which settings it accepts (``settings``: a pydantic model whose
+    fields are the keyword arguments of the factory, e.g. the image cap ``max_pixels``).
+    """
+
+    name: str
+    loader: Callable[[], ModelFactory]
+    description: str = ""
+    remote: bool = False
+    settings: type[BaseModel] | None = None
+
+    def accepts(self, setting: str) -> bool:
+        """True when the provider declares ``setting`` among its settings."""
+        return self.settings is not None and setting in self.settings.model_fields
 
 
-def register_provider(name: str, loader: Callable[[], ModelFactory], description: str = "") -> None:
+_PROVIDERS: dict[str, Provider] = {}
+
+
+def register_provider(
+    name: str,
+    loader: Callable[[], ModelFactory],
+    description: str = "",
+    *,
+    remote: bool = False,
+    settings: type[BaseModel] | None = None,
+) -> Provider:
     """Register a provider. ``loader`` returns the factory lazily so heavy imports wait.
 
-    ``description`` is the one line ``eviseek models list`` prints for it.
+    ``description`` is the one line ``eviseek models list`` prints for it; ``remote`` and
+    ``settings`` say what it is (see :class:`Provider`).
     """
-    _PROVIDERS[name] = loader
-    _DESCRIPTIONS[name] = description
+    provider = Provider(name, loader, description, remote=remote, settings=settings)
+    _PROVIDERS[name] = provider
+    return provider
 
 
 def provider_descriptions() -> dict[str, str]:
     """Provider names mapped to their one-line descriptions, sorted by name."""
-    return {name: _DESCRIPTIONS.get(name, "") for name in providers()}
+    return {name: _PROVIDERS[name].description for name in providers()}
 
 
 def providers() -> list[str]:
     """Names of the registered providers."""
     return sorted(_PROVIDERS)
+
+
+def provider_of(model_id: str) -> Provider:
+    """The registered provider of ``model_id`` (``provider/name``, or an alias such as ``reference``)."""
+    model_id = resolve_model_id(model_id)
+    if "/" not in model_id:
+        raise ConfigError(
+            f"model id {model_id!r} has no provider prefix; use one of "
+            f"{', '.join(p + '/<name>' for p in providers())}"
+        )
+    provider = model_id.split("/", 1)[0]
+    if provider not in _PROVIDERS:
+        raise ConfigError(
+            f"unknown model provider {provider!r} in {model_id!r}; known providers: {', '.join(providers())}"
+        )
+    return _PROVIDERS[provider]
 
 
 MODEL_ALIASES: dict[str, str] = {"reference": "reference/tabletop"}
@@ -54,12 +104,12 @@ def provider_kwargs(
     """Keyword arguments for :func:`get_model` from the common settings (``--base-url``,
     ``--api-key-env``, a timeout, ``--model-arg`` pairs in ``extra``): the one place they are built.
 
-    The server settings apply to the ``openai/`` provider only. The key is read from the named
+    The server settings apply to remote providers only (``Provider.remote``). The key is read from the named
     environment variable here and never printed; an unset or empty variable is a
     :class:`~eviseek.errors.ConfigError` that says how to fix it.
     """
     kwargs: dict[str, Any] = dict(extra or {})
-    if model_id.split("/", 1)[0] != "openai":
+    if not provider_of(model_id).remote:
         return kwargs
     if base_url:
         kwargs["base_url"] = base_url
@@ -81,19 +131,9 @@ def get_model(model_id: str, **kwargs: Any) -> Model:
 
     Keyword arguments go to the provider (``base_url``, ``api_key``, ``replies`` ...).
     """
-    model_id = resolve_model_id(model_id)
-    if "/" not in model_id:
-        raise ConfigError(
-            f"model id {model_id!r} has no provider prefix; use one of "
-            f"{', '.join(p + '/<name>' for p in providers())}"
-        )
-    provider, name = model_id.split("/", 1)
-    if provider not in _PROVIDERS:
-        raise ConfigError(
-            f"unknown model provider {provider!r} in {model_id!r}; known providers: {', '.join(providers())}"
-        )
-    factory = _PROVIDERS[provider]()
-    return factory(name, **kwargs)
+    provider = provider_of(model_id)
+    factory = provider.loader()
+    return factory(resolve_model_id(model_id).split("/", 1)[1], **kwargs)
 
 
 def _scripted() -> ModelFactory:
@@ -120,6 +160,8 @@ register_provider(
     _openai,
     "any OpenAI-compatible chat-completions server (OpenAI, vLLM, SGLang, Ollama, Gemini); "
     "--base-url, --api-key-env",
+    remote=True,
+    settings=OpenAISettings,
 )
 
 
@@ -143,6 +185,6 @@ def _reference() -> ModelFactory:
 register_provider(
     "reference",
     _reference,
-    "a pixel-only reference policy for the tabletop benchmark, for demos and tests (not a VLM): "
-    "reference/tabletop, or --model reference",
+    "a pixel-only reference policy, not a VLM (plays the tabletop and house benchmarks for demos "
+    "and tests): reference/tabletop, or --model reference",
 )

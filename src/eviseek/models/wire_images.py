@@ -12,9 +12,9 @@ from collections import OrderedDict
 
 from eviseek.errors import ConfigError
 from eviseek.types import Image
+from eviseek.types.image import DEFAULT_MAX_PIXELS
 
-DEFAULT_MAX_PIXELS = 1024 * 1024
-"""About one megapixel: enough detail for VLMs, a few hundred KB per image on the wire."""
+__all__ = ["DEFAULT_MAX_PIXELS", "fit_pixels", "image_data_url"]
 
 
 def fit_pixels(width: int, height: int, max_pixels: int | None) -> tuple[int, int]:

@@ -17,6 +17,16 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from eviseek.types.atomic import write_atomic
 
+DEFAULT_MAX_PIXELS = 1024 * 1024
+"""Default pixel cap of an image sent to a model (about one megapixel: enough detail for VLMs, a
+few hundred KB per image on the wire); a provider's ``max_pixels`` setting."""
+
+SHOWN_MAX_PIXELS = 1280 * 28 * 28
+"""Default pixel cap of the image the zoom environment shows (and of each crop): Qwen-VL's usual
+processor ``max_pixels``, 1,003,520. A separate fact from :data:`DEFAULT_MAX_PIXELS`: AutoTool
+sends the shown image with the provider's cap set to this value, so the model's box coordinates
+refer to the frame the environment knows."""
+
 
 class Image(BaseModel):
     """An RGB image: pixels in memory, a file reference when saved."""

@@ -28,9 +28,7 @@ from eviseek.envs.base import question_from_options
 from eviseek.envs.image.zoom import ZOOM_TOOL_NAME, ZoomResult, ZoomSettings, fit_within, zoom
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Question, StepResult
-
-DEFAULT_MAX_PIXELS = 1280 * 28 * 28
-"""Pixel cap of the shown image: Qwen-VL's usual ``max_pixels`` (1,003,520)."""
+from eviseek.types.image import SHOWN_MAX_PIXELS
 
 
 class ImageZoomEnv:
@@ -41,7 +39,7 @@ class ImageZoomEnv:
     def __init__(
         self,
         *,
-        max_pixels: int | None = DEFAULT_MAX_PIXELS,
+        max_pixels: int | None = SHOWN_MAX_PIXELS,
         max_steps: int = 8,
         zoom_settings: ZoomSettings | None = None,
     ) -> None:

@@ -27,9 +27,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from eviseek._lazy import require
-from eviseek.envs.image.env import DEFAULT_MAX_PIXELS, ImageZoomEnv
+from eviseek.envs.image.env import ImageZoomEnv
 from eviseek.envs.image.zoom import ZOOM_TOOL_NAME
 from eviseek.types import Action, Question
+from eviseek.types.image import SHOWN_MAX_PIXELS
 
 gym = require("gymnasium", "sim", "the Gymnasium wrapper")
 spaces = gym.spaces
@@ -50,7 +51,7 @@ class ImageZoomGymEnv(gym.Env):  # type: ignore[misc,name-defined]
         width: int = 448,
         height: int = 448,
         max_steps: int = 8,
-        max_pixels: int | None = DEFAULT_MAX_PIXELS,
+        max_pixels: int | None = SHOWN_MAX_PIXELS,
     ) -> None:
         """``questions``: episodes are drawn from these by seed unless reset gets one."""
         if render_mode not in (None, "rgb_array"):

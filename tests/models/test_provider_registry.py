@@ -1,0 +1,62 @@
+"""Providers declare what they are (remote, settings); eval and the CLI ask them, not the name."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from pydantic import BaseModel
+
+from eviseek.errors import ConfigError
+from eviseek.eval.judge import judge_model_args
+from eviseek.models.openai_compat import OpenAICompatModel
+from eviseek.models.openai_settings import OpenAISettings
+from eviseek.models.registry import _PROVIDERS, provider_kwargs, provider_of, register_provider
+from eviseek.models.retry import RetryPolicy
+from eviseek.models.scripted import ScriptedModel
+from eviseek.types.image import DEFAULT_MAX_PIXELS
+
+
+def test_builtin_providers_declare_remote_and_settings() -> None:
+    assert provider_of("openai/x").remote and provider_of("openai/x").accepts("max_pixels")
+    for local in ("reference", "scripted/a", "hf/some-dir"):
+        assert not provider_of(local).remote and not provider_of(local).accepts("max_pixels")
+    with pytest.raises(ConfigError, match="unknown model provider 'nope'"):
+        provider_of("nope/x")
+
+
+def test_a_plugin_provider_gets_server_settings_and_judge_encoding_by_declaring_them() -> None:
+    class FarSettings(BaseModel):
+        base_url: str | None = None
+        image_format: str = "png"
+        jpeg_quality: int = 90
+
+    register_provider(
+        "far", lambda: ScriptedModel.from_spec, "a test server", remote=True, settings=FarSettings
+    )
+    try:
+        assert provider_kwargs("far/m", base_url="http://127.0.0.1:1/v1") == {
+            "base_url": "http://127.0.0.1:1/v1"
+        }
+        assert provider_kwargs("scripted/m", base_url="http://127.0.0.1:1/v1") == {}
+        assert judge_model_args("far/m") == {"image_format": "jpeg", "jpeg_quality": 90}
+        assert judge_model_args("scripted/m") == {}
+    finally:
+        del _PROVIDERS["far"]
+
+
+def test_openai_settings_embed_the_retry_policy_and_the_image_cap() -> None:
+    s = OpenAISettings.parse("m")
+    assert s.retry == RetryPolicy() and s.max_pixels == DEFAULT_MAX_PIXELS
+    flat = OpenAISettings.parse("m", max_retries=1, backoff_base_s=0.0)
+    assert flat.retry == dataclasses.replace(RetryPolicy(), max_retries=1, backoff_base_s=0.0)
+    model = OpenAICompatModel("m", base_url="http://127.0.0.1:9/v1", max_retries=2, image_format="jpg")
+    assert model.retry_policy.max_retries == 2 and model.image_format == "jpeg"
+    same = OpenAICompatModel("m", settings=OpenAISettings.parse("m", base_url="http://127.0.0.1:9/v1"))
+    assert same.base_url == "http://127.0.0.1:9/v1" and same.retry_policy == RetryPolicy()
+    with pytest.raises(ConfigError, match=r"out-of-range setting.*max_retries"):
+        OpenAISettings.parse("m", max_retries=-1)
+    with pytest.raises(ConfigError, match=r"out-of-range setting.*jpeg_quality"):
+        OpenAISettings.parse("m", jpeg_quality=0)
+    with pytest.raises(ConfigError, match=r"unknown setting.*max_retry\b"):
+        OpenAISettings.parse("m", max_retry=3)
