@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eviseek.cli.errors import POSITIVE, number
+
 if TYPE_CHECKING:
     from eviseek.autotool.metrics import EvalSummary
     from eviseek.eval.config import RunConfig
@@ -49,14 +51,19 @@ def eval_cmd(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed for option shuffling and sampling"),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Questions at once"),
-    temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature"),
+    temperature: float = typer.Option(
+        0.0, "--temperature", callback=number(at_least=0), help="Sampling temperature"
+    ),
     max_tokens: int = typer.Option(2048, "--max-tokens", min=1, help="Reply length cap per model call"),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
     api_key_env: str | None = typer.Option(
         None, "--api-key-env", help="Name of the environment variable holding the API key"
     ),
     timeout: float | None = typer.Option(
-        None, "--timeout", help="openai/ only: seconds per model request (episodes time out after 600 s)"
+        None,
+        "--timeout",
+        callback=POSITIVE,
+        help="openai/ only: seconds per model request (episodes time out after 600 s)",
     ),
     image_format: str = typer.Option(
         "png", "--image-format", help="openai/ only: png (lossless) or jpeg (tens of times faster to encode)"

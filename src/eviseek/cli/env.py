@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from eviseek.cli.errors import POSITIVE, number
+
 app = typer.Typer(no_args_is_help=True, help="Serve environments remotely and check env servers.")
 
 
@@ -23,16 +25,46 @@ def serve(
     env_arg: list[str] = typer.Option([], "--env-arg", help="Environment setting KEY=VALUE (repeatable)"),
     plugin: list[str] = typer.Option([], "--plugin", help="Module or .py file registering environments"),
     max_sessions: int = typer.Option(64, "--max-sessions", min=1, help="Environments open at once"),
-    max_request_mb: float = typer.Option(16.0, "--max-request-mb", help="Largest request body in MiB"),
-    call_timeout: float = typer.Option(300.0, "--call-timeout", help="Seconds an environment call may take"),
-    idle_timeout: float = typer.Option(1800.0, "--idle-timeout", help="Close sessions idle this long"),
+    max_request_mb: float = typer.Option(
+        16.0,
+        "--max-request-mb",
+        callback=number(at_least=0.001, below=1e6),
+        help="Largest request body in MiB",
+    ),
+    call_timeout: float = typer.Option(
+        300.0, "--call-timeout", callback=POSITIVE, help="Seconds an environment call may take"
+    ),
+    idle_timeout: float = typer.Option(
+        1800.0, "--idle-timeout", callback=POSITIVE, help="Close sessions idle this long"
+    ),
+    request_timeout: float = typer.Option(
+        60.0,
+        "--request-timeout",
+        callback=POSITIVE,
+        help="Seconds a client may take to send one whole request (headers and body); also how long "
+        "a keep-alive connection may idle between requests",
+    ),
+    max_unauthenticated: int = typer.Option(
+        32, "--max-unauthenticated", min=1, help="Connections at once that have not yet shown the token"
+    ),
+    max_client_connections: int = typer.Option(
+        128, "--max-client-connections", min=1, help="Connections at once from one client address"
+    ),
+    max_image_mpx: float = typer.Option(
+        32.0,
+        "--max-image-mpx",
+        callback=number(above=0, below=2**20),
+        help="Megapixels (2^20) the images of one request may hold together; checked before decoding",
+    ),
 ) -> None:
     """Serve one environment id over HTTP until Ctrl-C (requests need the token)."""
+    import contextlib
     import logging
     import os
 
     from eviseek.cli.eval import _pairs, _plugins
     from eviseek.envs.remote.server import LOOPBACK, serve_registered
+    from eviseek.envs.remote.wire import first_error
     from eviseek.errors import EviseekError
     from eviseek.eval.envpool import import_plugins
 
@@ -56,11 +88,26 @@ def serve(
             max_request_bytes=int(max_request_mb * 2**20),
             call_timeout_s=call_timeout,
             idle_timeout_s=idle_timeout,
+            read_timeout_s=request_timeout,
+            request_timeout_s=request_timeout,
+            max_unauthenticated=max_unauthenticated,
+            max_client_connections=max_client_connections,
+            max_pixels=max(1, int(max_image_mpx * 2**20)),
         )
     except EviseekError as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"cannot listen on {host}:{port}: {exc}") from None
+    try:
+        # One environment built before serving: bad --env-arg settings stop the server here
+        # (a usage error) instead of failing every client's session later.
+        probe = server.factory()
+        with contextlib.suppress(Exception):
+            probe.close()
+    except Exception as exc:
+        server.httpd.server_close()
+        settings = " ".join(f"--env-arg {a}" for a in env_arg) or "its defaults"
+        raise _fail(f"cannot build {env} with {settings}: {first_error(exc)}", 2) from None
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     if host not in LOOPBACK:
         typer.echo(
@@ -87,18 +134,22 @@ def check(
     token_env: str = typer.Option(
         "EVISEEK_ENV_TOKEN", "--token-env", help="Environment variable holding the shared token"
     ),
-    timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request"),
+    timeout: float = typer.Option(120.0, "--timeout", callback=POSITIVE, help="Seconds per request"),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON"),
     plugin: list[str] = typer.Option([], "--plugin", help="Module or .py file to import first"),
 ) -> None:
     """Check an env server against the remote-environment protocol; exit 1 if any check fails."""
     from eviseek.cli.eval import _plugins
     from eviseek.envs.remote.check import check_server, format_results, results_json
-    from eviseek.envs.remote.client import server_info, token_from_env
-    from eviseek.errors import EviseekError
+    from eviseek.envs.remote.client import check_env_url, server_info, token_from_env
+    from eviseek.errors import ConfigError, EviseekError
     from eviseek.eval.datasets import load_dataset
     from eviseek.eval.envpool import import_plugins
 
+    try:
+        url = check_env_url(url)
+    except ConfigError as exc:
+        raise _fail(str(exc), 2) from None
     try:
         import_plugins(_plugins(plugin))
         token = token_from_env(token_env)

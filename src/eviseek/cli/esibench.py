@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from eviseek.cli.errors import number
+
 app = typer.Typer(no_args_is_help=True)
 
 
@@ -70,25 +72,52 @@ def import_command(
     out: Path = typer.Option(..., "--out", "-o", help="The eviseek run directory to create"),
     agent: str = typer.Option("esibench-official", "--agent", help="The agent name the run records"),
     step_images: list[Path] = typer.Option(
-        [], "--step-images", help="The official --step-image-root, if its step images moved (repeatable)"
+        [],
+        "--step-images",
+        help="A folder the step images may be copied from besides the results root: the official "
+        "--step-image-root, or where its images moved (repeatable)",
+    ),
+    max_answer_mb: float = typer.Option(
+        16.0, "--max-answer-mb", callback=number(above=0, below=1e6), help="Largest answer file, MiB"
+    ),
+    max_image_mb: float = typer.Option(
+        32.0, "--max-image-mb", callback=number(above=0, below=1e6), help="Largest step image file, MiB"
+    ),
+    max_image_mpx: float = typer.Option(
+        64.0,
+        "--max-image-mpx",
+        callback=number(above=0, below=1e6),
+        help="Most pixels in one step image, in Mpx (2^20), read from its header before decoding",
     ),
 ) -> None:
-    """Turn official ``<qid>_answer.json`` files into an eviseek run (score/report/judge/view work on it)."""
+    """Turn official ``<qid>_answer.json`` files into an eviseek run (score/report/judge/view work on it).
+
+    A bad answer file is reported and skipped, whatever is wrong with it; the run appears at
+    --out only when the import has finished."""
+    from eviseek.cli.errors import fail, os_error, require_folder
     from eviseek.errors import EviseekError
     from eviseek.eval.esibench import load_with_exclusions, parse_spec
-    from eviseek.eval.esibench.results import import_results
+    from eviseek.eval.esibench.results import ImportLimits, MiB, import_results
 
+    require_folder(out)
+    limits = ImportLimits(
+        answer_bytes=int(max_answer_mb * MiB),
+        image_bytes=int(max_image_mb * MiB),
+        image_pixels=max(1, int(max_image_mpx * MiB)),
+    )
     try:
         path, options = parse_spec(questions.removeprefix("esibench:"))
         if "images=" not in questions:
             options.images = "skip"  # the answers are scored from text; reference images are optional
         kept, dropped = load_with_exclusions(path, options)
         report = import_results(
-            results_root, kept, out, agent=agent, step_roots=step_images, excluded=dropped
+            results_root, kept, out, agent=agent, step_roots=step_images, excluded=dropped, limits=limits
         )
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except OSError as exc:  # a read-only or full disk: the partial import stays in <out>.importing
+        fail(os_error(exc, f"write the run {out}"))
     for problem in report.problems:
         typer.echo(f"skipped {problem}", err=True)
     typer.echo(f"imported {report.imported} answer file(s) for {report.questions} question(s) into {out}")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eviseek.cli.errors import POSITIVE
 from eviseek.eval.config import NAVIGATION_BUDGET, TABLETOP_BUDGET, RunConfig
 from eviseek.types.rundir import RunDir
 
@@ -67,7 +68,10 @@ def eval_command(
         None, "--concurrency", "-c", min=1, help=f"Episodes at once (default {_DEFAULT['concurrency']})"
     ),
     timeout: float | None = typer.Option(
-        None, "--timeout", help=f"Seconds per episode before it fails (default {_DEFAULT['timeout_s']:g})"
+        None,
+        "--timeout",
+        callback=POSITIVE,
+        help=f"Seconds per episode before it fails (default {_DEFAULT['timeout_s']:g})",
     ),
     backend: str | None = typer.Option(
         None, "--backend", help=f"local or ray (default {_DEFAULT['backend']})"
@@ -109,12 +113,20 @@ def eval_command(
 ) -> None:
     """Evaluate agents on a question set; every finished episode is committed as it ends."""
     from eviseek import __version__
-    from eviseek.cli.errors import require_folder
+    from eviseek.cli.errors import require_folder, resource_amounts
     from eviseek.eval.config import load_config, new_run_config, resume_config
 
     if backend is not None and backend not in ("local", "ray"):
         raise typer.BadParameter("--backend must be 'local' or 'ray'")
     require_folder(out)
+    if env_url is not None:
+        from eviseek.envs.remote.client import check_env_url
+        from eviseek.errors import ConfigError
+
+        try:
+            env_url = check_env_url(env_url)
+        except ConfigError as exc:
+            raise typer.BadParameter(str(exc), param_hint="'--env-url'") from None
     execution: dict[str, Any] = {
         "concurrency": concurrency,
         "timeout_s": timeout,
@@ -127,7 +139,9 @@ def eval_command(
         "env_token_env": env_token_env,
     }
     if ray_resource:
-        execution["ray_actor_resources"] = _pairs(ray_resource, "--ray-resource")
+        execution["ray_actor_resources"] = resource_amounts(
+            _pairs(ray_resource, "--ray-resource"), "--ray-resource"
+        )
     given = {k: v for k, v in execution.items() if v is not None}
     with cli_errors(out):
         if agents is None and model is None and dataset is None:
@@ -210,9 +224,11 @@ def execute_run(
         # Same checks as `eviseek models check` (the key variable must exist); never printed.
         model_kwargs(config.model, config.base_url, config.api_key_env, None)
         if config.env_url:
-            from eviseek.envs.remote import token_from_env
+            from eviseek.envs.remote.client import preflight
 
-            token_from_env(config.env_token_env)  # a missing token is refused before the run starts
+            # A missing token, or a server that is down or refuses the token, stops the run here
+            # (exit 1, one line) instead of failing every episode.
+            preflight(config.env_url, config.env_token_env, timeout_s=min(30.0, config.timeout_s))
         outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed, check_model=True)
     print_summary(outcome.summary)
     if after is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from eviseek.cli.errors import POSITIVE
 from eviseek.types.rundir import RunDir
 
 
@@ -30,7 +31,9 @@ def judge(
     save_inputs: bool = typer.Option(
         True, "--save-inputs/--no-save-inputs", help="Keep the numbered images sent, under RUN_DIR/judge/"
     ),
-    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per judge request"),
+    timeout: float | None = typer.Option(
+        None, "--timeout", callback=POSITIVE, help="Seconds per judge request"
+    ),
     model_arg: list[str] = typer.Option(
         [],
         "--model-arg",

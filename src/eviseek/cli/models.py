@@ -6,6 +6,7 @@ import asyncio
 
 import typer
 
+from eviseek.cli.errors import POSITIVE
 from eviseek.types import Stage
 
 app = typer.Typer(no_args_is_help=True)
@@ -55,8 +56,8 @@ def check(
     image_size: int = typer.Option(
         256, "--image-size", min=16, max=4096, help="Side of the generated square image in pixels"
     ),
-    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per request"),
-    max_tokens: int = typer.Option(64, "--max-tokens", help="Reply length cap sent to the server"),
+    timeout: float | None = typer.Option(None, "--timeout", callback=POSITIVE, help="Seconds per request"),
+    max_tokens: int = typer.Option(64, "--max-tokens", min=1, help="Reply length cap sent to the server"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log retries and requests to stderr."),
 ) -> None:
     """Send one request with a small generated image; print the reply, usage and latency."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from eviseek.cli.errors import number
 from eviseek.eval.config import PAPER_SEED
 
 
@@ -27,7 +28,9 @@ def report(
         "the paper's family), 'all' (every pair of agents in a run and each agent across runs) or "
         "pairs of system labels written A:B,C:D (A minus B).",
     ),
-    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    confidence: float = typer.Option(
+        0.95, "--confidence", callback=number(above=0, below=1), help="Confidence level of the intervals."
+    ),
     episodes: bool = typer.Option(
         True, "--episodes/--no-episodes", help="Write one viewer page per episode and link to it."
     ),

@@ -82,6 +82,11 @@ class SimulatedEnv(BudgetedSteps, Generic[OracleT]):
         """Check and keep the settings; no episode yet."""
         if max_steps < 1:
             raise EnvError(f"max_steps must be at least 1, got {max_steps}")
+        for name, side in (("width", width), ("height", height)):
+            # Checked here, when the environment is built, not at its first render: a server
+            # started with a bad size must refuse to start, not fail every episode.
+            if isinstance(side, bool) or not isinstance(side, int) or not 16 <= side <= 8192:
+                raise EnvError(f"{name} must be a whole number of pixels from 16 to 8192, got {side!r}")
         self.width = width
         self.height = height
         self.renderer = renderer

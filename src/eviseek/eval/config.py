@@ -8,6 +8,7 @@ executed (concurrency, backend, timeouts, the server address) may differ between
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -97,8 +98,25 @@ class RunConfig(BaseModel):
     @field_validator("timeout_s")
     @classmethod
     def _timeout_ok(cls, value: float) -> float:
-        if value <= 0:
-            raise ValueError("timeout must be a positive number of seconds")
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError("timeout must be a positive, finite number of seconds")
+        return value
+
+    @field_validator("env_url")
+    @classmethod
+    def _env_url_ok(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from eviseek.envs.remote.client import check_env_url
+
+        return check_env_url(value)
+
+    @field_validator("ray_actor_resources")
+    @classmethod
+    def _resources_ok(cls, value: dict[str, float]) -> dict[str, float]:
+        for key, amount in value.items():
+            if not math.isfinite(amount) or amount < 0:
+                raise ValueError(f"Ray resource {key} needs a finite, non-negative amount, got {amount:g}")
         return value
 
     @field_validator("limit")

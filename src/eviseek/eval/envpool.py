@@ -146,14 +146,20 @@ class ThreadLease(ThreadedEnv):
 
 
 class ThreadEnvProvider:
-    """Environments in the runner's own process; idle ones are reused across episodes."""
+    """Environments in the runner's own process; idle ones are reused across episodes.
 
-    def __init__(self, make: Callable[[str], Env] | None = None) -> None:
+    With ``reuse=False`` each environment is closed when its episode ends: a remote environment
+    holds one of its server's limited sessions, and an idle one kept here would hold it while
+    other episodes wait for a free slot.
+    """
+
+    def __init__(self, make: Callable[[str], Env] | None = None, *, reuse: bool = True) -> None:
         if make is None:
             from eviseek.envs.registry import make as registry_make
 
             make = registry_make
         self._make = make
+        self._reuse = reuse
         self._idle: dict[str, list[Env]] = {}
 
     async def start(self) -> None:
@@ -169,8 +175,10 @@ class ThreadEnvProvider:
     async def release(self, env: LeasedEnv, *, healthy: bool) -> None:
         """Keep a healthy environment for reuse; close an unhealthy one."""
         assert isinstance(env, ThreadLease)
-        if healthy:
+        if healthy and self._reuse:
             self._idle.setdefault(env.env_id, []).append(env.env)
+        elif healthy:
+            await asyncio.to_thread(close_quietly, env.env)
         else:
             # Its thread may still be busy with a timed-out call; close it when that returns.
             asyncio.get_running_loop().run_in_executor(None, close_quietly, env.env)

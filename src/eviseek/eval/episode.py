@@ -196,7 +196,9 @@ def make_env_provider(config: RunConfig) -> EnvProvider:
         from eviseek.envs.remote import RemoteEnv, token_from_env
 
         url, token, timeout = config.env_url, token_from_env(config.env_token_env), config.timeout_s
-        return ThreadEnvProvider(lambda env_id: RemoteEnv(url, token=token, env_id=env_id, timeout_s=timeout))
+        return ThreadEnvProvider(
+            lambda env_id: RemoteEnv(url, token=token, env_id=env_id, timeout_s=timeout), reuse=False
+        )
     if config.env_workers == 0:
         return ThreadEnvProvider()
     # No more simulator processes than CPUs, nor than episodes that can run at once.

@@ -108,6 +108,12 @@ def choose_family(systems: Sequence[SystemResults], compare: str | None = None) 
     if not items:
         raise ValueError("--compare: give 'paper', 'all' or pairs written A:B,C:D")
     pairs = [_split_pair(item, labels) for item in items]
-    if len(set(pairs)) != len(pairs):
-        raise ValueError("--compare: a pair is listed twice; each comparison counts once in the Holm family")
+    same = [a for a, b in pairs if a == b]
+    if same:
+        raise ValueError(f"--compare: {same[0]}:{same[0]} compares a system with itself; name two systems")
+    if len({frozenset(p) for p in pairs}) != len(pairs):
+        raise ValueError(
+            "--compare: a pair is listed twice (A:B and B:A are the same comparison); each comparison "
+            "counts once in the Holm family"
+        )
     return ComparisonFamily(name="custom", description="the pairs given with --compare", pairs=pairs)

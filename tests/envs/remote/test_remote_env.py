@@ -145,8 +145,10 @@ def test_a_lost_reply_is_resent_without_stepping_twice(toy_server: EnvServer) ->
 def test_session_limit_and_oversized_bodies(toy_server: EnvServer) -> None:
     with EnvServer(RevealEnv, token=TOKEN, max_sessions=1, max_request_bytes=4096) as server:
         env = RemoteEnv(server.url, token=TOKEN)
-        with pytest.raises(EnvError, match="HTTP 503"):
-            RemoteEnv(server.url, token=TOKEN)
+        started = time.monotonic()
+        with pytest.raises(EnvError, match=r"HTTP 503.*still full"):
+            RemoteEnv(server.url, token=TOKEN, timeout_s=1.0)  # waits its deadline for a slot
+        assert 0.9 < time.monotonic() - started < 5
         big = make_questions(1)[0]
         big.text = "x" * 10_000
         with pytest.raises(EnvError, match="HTTP 413"):

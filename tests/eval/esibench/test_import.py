@@ -123,6 +123,8 @@ def test_import_reports_bad_files_and_the_run_scores_reports_judges_and_views(tm
             str(run),
             "--step-images",
             str(tmp_path / "new_steps"),
+            "--step-images",
+            str(steps),  # the official --step-image-root: outside the results root, so named
         ],
     )
     assert res.exit_code == 0, res.output

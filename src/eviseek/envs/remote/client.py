@@ -5,6 +5,8 @@ Every call has a deadline, so a server that dies or stalls mid-episode turns int
 :class:`~eviseek.errors.EnvError` naming the server and the call, never a hang. A connection
 that drops between calls (a keep-alive the server timed out) is retried once with the same
 sequence number, which the server answers from its saved reply rather than stepping twice.
+A server that is full answers 503 ("retry later"); the client waits and retries within the
+call's deadline, so more episodes than the server's session cap queue instead of failing.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import contextlib
 import http.client
 import json
 import os
+import random
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,18 +37,80 @@ def token_from_env(name: str | None = None) -> str:
     return token
 
 
+def redact_url(url: str) -> str:
+    """``url`` safe to print: anything before an ``@`` in its authority and its query are hidden."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    authority, slash, path = rest.partition("/")
+    if "@" in authority:
+        authority = "***@" + authority.rpartition("@")[2]
+    shown = f"{scheme}{sep}{authority}{slash}{path}"
+    for mark in ("?", "#"):
+        if mark in shown:
+            shown = shown.split(mark, 1)[0] + mark + "***"
+    return shown
+
+
+def check_env_url(url: str) -> str:
+    """An env server's URL checked and normalised to ``http://HOST:PORT``.
+
+    Raises :class:`ConfigError` (one line, never echoing a secret) for an empty value, another
+    scheme, a missing host, a bad port, a path, or credentials in the URL: a token written as
+    ``http://user:TOKEN@host`` or ``?token=`` would be saved in ``run.json`` and printed in
+    errors, so the token only comes from its environment variable.
+    """
+    text = url.strip()
+    shown = redact_url(text)
+    if not text:
+        raise ConfigError(
+            "--env-url is empty: give the env server as http://HOST:PORT (leave the flag out to run "
+            "the simulators on this machine)"
+        )
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise ConfigError(f"env server URL {shown!r} is not a valid http://HOST:PORT ({exc})") from None
+    if parts.username is not None or parts.password is not None:
+        raise ConfigError(
+            f"env server URL {shown!r} carries credentials: give the token in {wire.TOKEN_ENV} "
+            "(or the variable named by --env-token-env), never in the URL, which is saved in run.json"
+        )
+    if parts.query or parts.fragment or text.endswith(("?", "#")):
+        raise ConfigError(
+            f"env server URL {shown!r} has a query or fragment: give only http://HOST:PORT (a token goes "
+            f"in {wire.TOKEN_ENV} or the variable named by --env-token-env)"
+        )
+    if parts.scheme != "http":
+        raise ConfigError(
+            f"env server URL {shown!r} must start with http:// (the env server speaks plain HTTP; use a "
+            "private network or an SSH tunnel)"
+        )
+    if not parts.hostname:
+        raise ConfigError(f"env server URL {shown!r} has no host; give http://HOST:PORT")
+    if parts.path not in ("", "/"):
+        raise ConfigError(
+            f"env server URL {shown!r} has a path ({parts.path}); the server answers at its root, give "
+            "only http://HOST:PORT"
+        )
+    if port == 0:
+        raise ConfigError(f"env server URL {shown!r} has port 0; give the port the server listens on")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"http://{host}:{port or 80}"
+
+
 class RemoteHttp:
     """One keep-alive HTTP connection to an env server, with the token and a deadline per call."""
 
     def __init__(self, url: str, token: str, *, timeout_s: float = 300.0) -> None:
-        parts = urlsplit(url.rstrip("/"))
-        if parts.scheme != "http" or not parts.hostname:
-            raise ConfigError(f"env server URL {url!r} must look like http://HOST:PORT")
-        if timeout_s <= 0:
+        self.url = check_env_url(url)
+        parts = urlsplit(self.url)
+        if not (timeout_s > 0 and timeout_s < float("inf")):
             raise ConfigError("the env client's timeout must be a positive number of seconds")
-        self.url = f"http://{parts.netloc}"
+        assert parts.hostname is not None and parts.port is not None
         self.host = parts.hostname
-        self.port = parts.port or 80
+        self.port = parts.port
         self.timeout_s = timeout_s
         self._headers = {"Authorization": f"Bearer {token}"}
         self._conn: http.client.HTTPConnection | None = None
@@ -61,12 +127,38 @@ class RemoteHttp:
             self._conn = None
 
     def request(
-        self, method: str, path: str, body: bytes | None = None, *, label: str, retry: bool = False
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        *,
+        label: str,
+        retry: bool = False,
+        wait_s: float | None = None,
     ) -> tuple[int, bytes]:
-        """Send a request; the status and body. ``retry`` allows one resend on a dropped link."""
+        """Send a request; the status and body. ``retry`` allows one resend on a dropped link.
+
+        A 503 (the server is full, or holds too many connections) is sent again after a short,
+        growing pause until ``wait_s`` (default: the timeout) has passed; the request was not
+        run, so sending it again is safe. The last 503 is returned when the time is up.
+        """
         headers = dict(self._headers)
         if body is not None:
             headers["Content-Type"] = wire.CONTENT_TYPE
+        deadline = time.monotonic() + (self.timeout_s if wait_s is None else wait_s)
+        pause = 0.05
+        while True:
+            status, data = self._send_once(method, path, body, headers, label=label, retry=retry)
+            left = deadline - time.monotonic()
+            if status != 503 or left <= 0:
+                return status, data
+            # Jitter keeps many waiting clients from retrying in lock step.
+            time.sleep(min(left, pause * (0.5 + random.random())))
+            pause = min(pause * 2, 1.0)
+
+    def _send_once(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str], *, label: str, retry: bool
+    ) -> tuple[int, bytes]:
         for attempt in (0, 1):
             conn = self._connection()
             try:
@@ -116,11 +208,12 @@ def error_text(status: int, data: bytes, url: str) -> str:
         message = json.loads(data).get("error") or ""
     except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
         message = data[:200].decode("utf-8", "replace")
-    hint = (
-        " (check the token: the client reads it from EVISEEK_ENV_TOKEN or --env-token-env)"
-        if status == 401
-        else ""
-    )
+    message = " ".join(str(message).split())[:500]
+    hint = ""
+    if status == 401:
+        hint = " (check the token: the client reads it from EVISEEK_ENV_TOKEN or --env-token-env)"
+    elif status == 503:
+        hint = " (still full when this call's deadline passed)"
     return f"the env server at {url} answered HTTP {status}: {message}{hint}"
 
 
@@ -131,7 +224,8 @@ class RemoteEnv:
         url: the server, ``http://HOST:PORT``.
         token: the shared secret; default from ``$EVISEEK_ENV_TOKEN``.
         env_id: when given, the server must serve this id (else :class:`ConfigError`).
-        timeout_s: deadline of each call.
+        timeout_s: deadline of each call; opening a session may also wait this long for a free
+            slot on a full server (503).
         images: ``png`` (lossless, smaller) or ``raw`` (no encoding cost; for fast links).
     """
 
@@ -218,6 +312,19 @@ def server_info(url: str, token: str, *, timeout_s: float = 30.0) -> wire.Server
     """``GET /v1/info`` of an env server."""
     http_ = RemoteHttp(url, token, timeout_s=timeout_s)
     try:
-        return wire.ServerInfo.model_validate(http_.json("GET", "/v1/info", label="info"))
+        return wire.ServerInfo.model_validate(http_.json("GET", "/v1/info", label="GET /v1/info"))
     finally:
         http_.close()
+
+
+def preflight(url: str, token_env: str | None = None, *, timeout_s: float = 30.0) -> wire.ServerInfo:
+    """Check an env server before a run's first episode: the URL, the token variable and one
+    ``GET /v1/info``. Raises :class:`ConfigError` for a bad URL or a missing token and
+    :class:`EnvError` (one line) when the server cannot be reached or refuses the token, so a
+    run stops at once instead of recording every episode as failed."""
+    checked = check_env_url(url)
+    token = token_from_env(token_env)
+    try:
+        return server_info(checked, token, timeout_s=timeout_s)
+    except EnvError as exc:
+        raise EnvError(f"cannot use the env server (--env-url): {exc}") from None

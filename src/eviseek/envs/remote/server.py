@@ -13,23 +13,42 @@ Routes (every one needs ``Authorization: Bearer <token>``):
   ``legal_actions``, ``visual_support``: a wire message in, a wire message out;
 * ``DELETE /v1/envs/<session>``: close it.
 
-Safety: the token is compared in constant time; bodies over ``max_request_bytes`` are refused
-before they are read; reading a request times out (a stalled client cannot hold a thread); an
-environment call that runs past ``call_timeout_s`` is answered with 504 and its session is
-closed once the call returns. Each request carries a sequence number: a client that lost a reply
-(a dropped keep-alive connection) sends the same number again and gets the saved reply instead of
-a second step.
+Limits (docs/remote.md lists them with their flags):
+
+* the token is compared in constant time; a request without it gets 401 and its connection is
+  closed;
+* ``max_sessions`` environments at once, counting those being built: the slot is taken under a
+  lock before the build, so simultaneous opens cannot overshoot; more get 503 with
+  ``Retry-After`` (:class:`~eviseek.envs.remote.RemoteEnv` waits and retries);
+* each request must arrive whole (headers and body) within ``request_timeout_s`` of its first
+  byte, and a keep-alive connection may idle ``read_timeout_s`` between requests, so a client
+  that trickles bytes cannot hold a thread;
+* at most ``max_unauthenticated`` connections that have not yet shown the token, and at most
+  ``max_client_connections`` from one address; more are answered 503 and closed at once;
+* bodies over ``max_request_bytes`` are refused (413) before they are read; images are bounded
+  by ``max_pixels`` from their headers, before they are decoded;
+* an environment call that runs past ``call_timeout_s`` is answered with 504 and its session is
+  closed once the call returns;
+* every malformed request gets a 4xx with a one-line reason (never a traceback).
+
+Each call carries ``seq``, a positive integer growing from call to call: a client that lost a
+reply (a dropped keep-alive connection) sends the same number and the same request again and gets
+the saved reply instead of a second step; a smaller number, or the same number with a different
+request, is refused with 409.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import hmac
+import io
 import json
 import logging
+import math
+import socket
 import threading
 import time
-import traceback
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -58,7 +77,9 @@ class _Session:
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.broken = ""
-        self.last_seq: int | None = None
+        self.last_seq = 0
+        self.last_request = b""
+        """Digest of the request that ``last_seq`` carried (a replay must carry the same)."""
         self.last_reply: tuple[int, bytes] | None = None
 
     def close_later(self) -> None:
@@ -72,6 +93,86 @@ class _Session:
         self.pool.shutdown(wait=False)
 
 
+class _Connections:
+    """Which connections are open, from which client, and which have shown the token yet."""
+
+    def __init__(self, max_unauthenticated: int, max_per_client: int) -> None:
+        self.max_unauthenticated = max_unauthenticated
+        self.max_per_client = max_per_client
+        self.lock = threading.Lock()
+        self.open: dict[int, tuple[str, bool]] = {}  # id(socket) -> (client address, authorized)
+        self.per_client: dict[str, int] = {}
+        self.unauthenticated = 0
+        self.refused = 0
+
+    def admit(self, conn: Any, client: str) -> str:
+        """Register a new connection; the reason to refuse it, or ``""``."""
+        with self.lock:
+            if self.unauthenticated >= self.max_unauthenticated:
+                self.refused += 1
+                return (
+                    f"the server already holds {self.max_unauthenticated} connections that have not "
+                    "sent an authorized request; retry later"
+                )
+            if self.per_client.get(client, 0) >= self.max_per_client:
+                self.refused += 1
+                return f"{client} already holds {self.max_per_client} connections to this server; retry later"
+            self.open[id(conn)] = (client, False)
+            self.per_client[client] = self.per_client.get(client, 0) + 1
+            self.unauthenticated += 1
+            return ""
+
+    def authorized(self, conn: Any) -> None:
+        """The connection sent the token: it no longer counts as unauthenticated."""
+        with self.lock:
+            entry = self.open.get(id(conn))
+            if entry is not None and not entry[1]:
+                self.open[id(conn)] = (entry[0], True)
+                self.unauthenticated -= 1
+
+    def forget(self, conn: Any) -> None:
+        """The connection is closed (a refused one was never registered)."""
+        with self.lock:
+            entry = self.open.pop(id(conn), None)
+            if entry is None:
+                return
+            client, authorized = entry
+            if not authorized:
+                self.unauthenticated -= 1
+            left = self.per_client.get(client, 1) - 1
+            if left > 0:
+                self.per_client[client] = left
+            else:
+                self.per_client.pop(client, None)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server that admits a connection only within the connection limits."""
+
+    daemon_threads = True
+    request_queue_size = 128  # the default 5 drops simultaneous connects (clients then wait 1 s)
+    connections: _Connections
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        why = self.connections.admit(request, str(client_address[0]))
+        if not why:
+            return True
+        # Refused from the accepting thread: one short answer, then the socket is closed.
+        body = _error(503, why)
+        head = (
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+        )
+        with contextlib.suppress(OSError):
+            request.settimeout(0.5)
+            request.sendall(head.encode() + body)
+        return False
+
+    def shutdown_request(self, request: Any) -> None:
+        self.connections.forget(request)
+        super().shutdown_request(request)
+
+
 class EnvServer:
     """An HTTP server hosting environments made by ``factory`` (see the module docstring).
 
@@ -80,12 +181,17 @@ class EnvServer:
         env_id: the id clients see; default the first environment's ``env_id``.
         token: the shared secret every request must carry (required, non-empty).
         host, port: where to listen (port 0 picks a free one; see :attr:`port`).
-        max_sessions: environments open at once; more are refused with 503.
+        max_sessions: environments open (or being built) at once; more are refused with 503.
         max_request_bytes: the largest request body accepted (413 beyond it).
         call_timeout_s: the longest an environment call may take (504 beyond it).
-        read_timeout_s: the longest a client may take to send a request, or stay idle on a
-            keep-alive connection.
+        read_timeout_s: the longest a keep-alive connection may stay idle between requests.
+        request_timeout_s: the longest a client may take to send one request, headers and body
+            together, counted from its first byte (the connection is dropped beyond it).
         idle_timeout_s: a session unused this long is closed (its client went away).
+        max_unauthenticated: connections that have not yet sent an authorized request, at once;
+            more are answered 503 and closed.
+        max_client_connections: connections from one client address at once (503 beyond it).
+        max_pixels: pixels the images of one request may hold together, checked before decoding.
     """
 
     def __init__(
@@ -100,7 +206,11 @@ class EnvServer:
         max_request_bytes: int = 16 * 2**20,
         call_timeout_s: float = 300.0,
         read_timeout_s: float = 60.0,
+        request_timeout_s: float = 60.0,
         idle_timeout_s: float = 1800.0,
+        max_unauthenticated: int = 32,
+        max_client_connections: int = 128,
+        max_pixels: int = wire.DEFAULT_MAX_PIXELS,
     ) -> None:
         if not token:
             raise ConfigError(
@@ -110,15 +220,19 @@ class EnvServer:
         limits = {
             "max_sessions": max_sessions >= 1,
             "max_request_bytes": max_request_bytes >= 1024,
-            "call_timeout_s": call_timeout_s > 0,
-            "read_timeout_s": read_timeout_s > 0,
-            "idle_timeout_s": idle_timeout_s > 0,
+            "call_timeout_s": _positive(call_timeout_s),
+            "read_timeout_s": _positive(read_timeout_s),
+            "request_timeout_s": _positive(request_timeout_s),
+            "idle_timeout_s": _positive(idle_timeout_s),
+            "max_unauthenticated": max_unauthenticated >= 1,
+            "max_client_connections": max_client_connections >= 1,
+            "max_pixels": max_pixels >= 1,
         }
         bad = [k for k, ok in limits.items() if not ok]
         if bad:
             raise ConfigError(
-                f"env server: out-of-range setting(s) {', '.join(bad)} (timeouts must be positive, "
-                "at least one session, requests of at least 1 KiB)"
+                f"env server: out-of-range setting(s) {', '.join(bad)} (timeouts must be positive and "
+                "finite, counts at least 1, requests of at least 1 KiB)"
             )
         self.factory = factory
         self._token = token.encode()
@@ -127,13 +241,25 @@ class EnvServer:
         self.max_request_bytes = max_request_bytes
         self.call_timeout_s = call_timeout_s
         self.read_timeout_s = read_timeout_s
+        self.request_timeout_s = request_timeout_s
         self.idle_timeout_s = idle_timeout_s
+        self.max_pixels = max_pixels
         self.sessions: dict[str, _Session] = {}
+        self._opening = 0  # sessions whose environment is being built: they hold a slot too
+        self.peak_sessions = 0
+        """The most sessions held (or being built) at once since the server started."""
         self._sessions_lock = threading.Lock()
         self._stop = threading.Event()
         handler = type("Handler", (_Handler,), {"server_ref": self, "timeout": read_timeout_s})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.connections = _Connections(max_unauthenticated, max_client_connections)
+        self.httpd = _HTTPServer((host, port), handler, bind_and_activate=False)
+        self.httpd.connections = self.connections
+        try:
+            self.httpd.server_bind()
+            self.httpd.server_activate()
+        except BaseException:
+            self.httpd.server_close()
+            raise
         self.host = host
         self.port = int(self.httpd.server_address[1])
         self._threads: list[threading.Thread] = []
@@ -196,7 +322,7 @@ class EnvServer:
     def authorized(self, header: str | None) -> bool:
         """Whether an ``Authorization`` header carries the token (constant-time comparison)."""
         scheme, _, given = (header or "").partition(" ")
-        ok = hmac.compare_digest(given.strip().encode(), self._token)
+        ok = hmac.compare_digest(given.strip().encode("utf-8", "replace"), self._token)
         return scheme.lower() == "bearer" and ok
 
     def info(self) -> wire.ServerInfo:
@@ -214,18 +340,30 @@ class EnvServer:
         )
 
     def open_session(self) -> wire.OpenedSession:
-        """Build an environment for a new session."""
+        """Build an environment for a new session.
+
+        The slot is taken under the lock before the (slow) build starts, so simultaneous opens
+        can never hold more than ``max_sessions`` environments between them.
+        """
         with self._sessions_lock:
-            if len(self.sessions) >= self.max_sessions:
+            if len(self.sessions) + self._opening >= self.max_sessions:
                 raise _HttpError(
                     503, f"the server already holds {self.max_sessions} environments; retry later"
                 )
-        env = self.factory()
+            self._opening += 1
+            self.peak_sessions = max(self.peak_sessions, len(self.sessions) + self._opening)
+        try:
+            env = self.factory()
+        except BaseException:
+            with self._sessions_lock:
+                self._opening -= 1
+            raise
         if self.env_id is None:
             self.env_id = env.env_id
         session = _Session(env)
         key = uuid.uuid4().hex
         with self._sessions_lock:
+            self._opening -= 1
             self.sessions[key] = session
         grades = callable(getattr(env, "visual_support", None))
         return wire.OpenedSession(session=key, env_id=env.env_id, visual_support=grades)
@@ -238,19 +376,42 @@ class EnvServer:
             session.close_later()
 
     def call(self, key: str, op: str, body: bytes, encoding: str) -> tuple[int, bytes]:
-        """Run one environment call of a session; the reply status and body."""
+        """Run one environment call of a session; the reply status and body.
+
+        Every request carries ``seq``, a positive integer that grows from call to call. The same
+        ``seq`` with the same request again (a client whose reply was lost) gets the saved reply;
+        the same ``seq`` with a different request, or a smaller one, is refused with 409.
+        """
         session = self.sessions.get(key)
         if session is None:
             raise _HttpError(404, f"no environment session {key!r} (closed, idle too long, or never opened)")
-        payload, arrays = wire.decode(body)
+        if encoding not in wire.ENCODINGS:
+            raise _HttpError(
+                400, f"unknown image encoding {encoding!r}; use one of {', '.join(wire.ENCODINGS)}"
+            )
+        payload, arrays = wire.decode(body, max_pixels=self.max_pixels)
         seq = payload.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+            raise _HttpError(400, f"every call needs 'seq', a positive integer (got {seq!r})")
+        # The request as the server reads it (key order and spacing do not make it different).
+        canonical = json.dumps([op, encoding, payload], sort_keys=True, default=repr).encode()
+        digest = hashlib.sha256(canonical + b"\n" + body.partition(b"\n")[2]).digest()
         with session.lock:
             session.last_used = time.monotonic()
             if session.broken:
                 raise _HttpError(410, session.broken)
-            if seq is not None and seq == session.last_seq and session.last_reply is not None:
+            if seq == session.last_seq and session.last_reply is not None:
+                if digest != session.last_request:
+                    raise _HttpError(
+                        409, f"seq {seq} was already used by a different request; number each call anew"
+                    )
                 return session.last_reply  # a retried request whose reply was lost
-            future = session.pool.submit(self._run_op, session.env, op, payload, arrays, encoding)
+            if seq <= session.last_seq:
+                raise _HttpError(
+                    409, f"seq {seq} is stale: this session has already run seq {session.last_seq}"
+                )
+            run = _parse_op(op, payload, arrays)  # a malformed request is refused before it runs
+            future = session.pool.submit(self._run_op, session.env, op, run, encoding)
             try:
                 reply = future.result(timeout=self.call_timeout_s)
             except FutureTimeout:
@@ -260,39 +421,67 @@ class EnvServer:
                 )
                 self.close_session(key)
                 raise _HttpError(504, f"{op} took longer than {self.call_timeout_s:g}s") from None
-            session.last_seq, session.last_reply = seq, reply
+            session.last_seq, session.last_request, session.last_reply = seq, digest, reply
             session.last_used = time.monotonic()
             return reply
 
     @staticmethod
-    def _run_op(
-        env: Env, op: str, payload: dict[str, Any], arrays: list[Any], encoding: str
-    ) -> tuple[int, bytes]:
+    def _run_op(env: Env, op: str, run: dict[str, Any], encoding: str) -> tuple[int, bytes]:
         blobs = wire.new_blobs(encoding)
         try:
             if op == "reset":
-                options = dict(payload.get("options") or {})
-                if options.get("question") is not None:
-                    options["question"] = wire.load_question(options["question"], arrays)
-                obs, info = env.reset(seed=payload.get("seed"), options=options or None)
+                obs, info = env.reset(seed=run["seed"], options=run["options"])
                 out: dict[str, Any] = {"observation": wire.dump_observation(obs, blobs), "info": info}
             elif op == "step":
-                result = env.step(Action.model_validate(payload["action"]))
+                result = env.step(run["action"])
                 out = {"result": wire.dump_step(result, blobs)}
             elif op == "legal_actions":
                 out = {"specs": [s.model_dump(mode="json") for s in env.legal_actions()]}
-            elif op == "visual_support":
+            else:  # visual_support (routing only sends known operations)
                 grade = getattr(env, "visual_support", None)
                 if grade is None:
                     return 501, _error(501, f"{env.env_id} does not grade visual support")
-                out = {"grade": float(grade(list(payload.get("frame_ids") or [])))}
-            else:  # routing only sends known operations
-                return 404, _error(404, f"unknown operation {op!r}")
+                out = {"grade": float(grade(run["frame_ids"]))}
+            return 200, wire.encode(out, blobs)
         except Exception as exc:
-            logger.warning("environment %s raised in %s: %s", env.env_id, op, exc)
-            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            return 500, _error(500, f"{op} raised {detail}", kind=type(exc).__name__)
-        return 200, wire.encode(out, blobs)
+            logger.warning("environment %s raised in %s: %s", env.env_id, op, wire.first_error(exc))
+            return 500, _error(500, f"{op} raised {wire.first_error(exc)}", kind=type(exc).__name__)
+
+
+def _positive(value: float) -> bool:
+    return math.isfinite(value) and value > 0
+
+
+def _parse_op(op: str, payload: dict[str, Any], arrays: list[Any]) -> dict[str, Any]:
+    """The checked arguments of one call; a malformed payload is a 400 with one line."""
+    try:
+        if op == "reset":
+            seed = payload.get("seed")
+            if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+                raise ValueError(f"seed must be an integer or null, got {seed!r}")
+            options = payload.get("options")
+            if options is not None and not isinstance(options, dict):
+                raise ValueError("options must be a JSON object")
+            options = dict(options or {})
+            if options.get("question") is not None:
+                if not isinstance(options["question"], dict):
+                    raise ValueError("options.question must be a JSON object")
+                options["question"] = wire.load_question(options["question"], arrays)
+            return {"seed": seed, "options": options or None}
+        if op == "step":
+            if not isinstance(payload.get("action"), dict):
+                raise ValueError("a step needs 'action', a JSON object")
+            return {"action": Action.model_validate(payload["action"])}
+        if op == "visual_support":
+            frames = payload.get("frame_ids") or []
+            if not isinstance(frames, list) or not all(
+                isinstance(f, int) and not isinstance(f, bool) for f in frames
+            ):
+                raise ValueError("frame_ids must be a list of integers")
+            return {"frame_ids": list(frames)}
+        return {}
+    except Exception as exc:  # pydantic's ValidationError, a wrong type deep in a record ...
+        raise _HttpError(400, f"malformed {op} request: {wire.first_error(exc)}") from None
 
 
 class _HttpError(Exception):
@@ -302,7 +491,43 @@ class _HttpError(Exception):
 
 
 def _error(status: int, message: str, kind: str = "EnvError") -> bytes:
-    return json.dumps(wire.ErrorReply(error=message, type=kind).model_dump()).encode()
+    line = " ".join(message.split())  # always one line
+    return json.dumps(wire.ErrorReply(error=line, type=kind).model_dump()).encode()
+
+
+class _DeadlineReader(io.RawIOBase):
+    """Reads a connection so that each request must arrive whole within its deadline.
+
+    Between requests a keep-alive connection may wait ``idle_s`` for the first byte; from that
+    byte on, the request line, headers and body together get ``request_s``, however the client
+    trickles them (a per-``recv`` timeout alone lets one byte a second hold a thread forever).
+    """
+
+    def __init__(self, sock: socket.socket, idle_s: float, request_s: float) -> None:
+        self.sock = sock
+        self.idle_s = idle_s
+        self.request_s = request_s
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def new_request(self) -> None:
+        """The next byte starts a new request's clock."""
+        self.deadline = None
+
+    def readinto(self, buffer: Any) -> int:
+        if self.deadline is None:
+            self.sock.settimeout(self.idle_s)
+        else:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the request did not arrive within {self.request_s:g}s")
+            self.sock.settimeout(left)
+        n = self.sock.recv_into(buffer)
+        if n and self.deadline is None:
+            self.deadline = time.monotonic() + self.request_s
+        return n
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -311,25 +536,41 @@ class _Handler(BaseHTTPRequestHandler):
     server_ref: EnvServer
     protocol_version = "HTTP/1.1"  # keep-alive: one connection per client environment
 
+    def setup(self) -> None:
+        super().setup()
+        srv = self.server_ref
+        self._reader = _DeadlineReader(self.connection, srv.read_timeout_s, srv.request_timeout_s)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        self._reader.new_request()
+        super().handle_one_request()
+
     def log_message(self, format: str, *args: Any) -> None:
         logger.debug("%s " + format, self.address_string(), *args)
 
-    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # The standard library's own refusals (a bad request line, too many headers) as JSON.
+        self.close_connection = True
+        self._fail(code, message or self.responses.get(code, ("error",))[0], close=True)
+
+    def _write(self, status: int, body: bytes, content_type: str, close: bool, retry_after: bool) -> None:
+        self.connection.settimeout(self.server_ref.request_timeout_s)  # a client that never reads
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _fail(self, status: int, message: str, *, close: bool = False) -> None:
-        body = _error(status, message)
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        if retry_after:
+            self.send_header("Retry-After", "1")
         if close:  # also sets close_connection: the client must not reuse this connection
             self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
+
+    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self._write(status, body, content_type, False, False)
+
+    def _fail(self, status: int, message: str, *, close: bool = False) -> None:
+        self._write(status, _error(status, message), "application/json", close, status == 503)
 
     def _body(self) -> bytes | None:
         length = self.headers.get("Content-Length")
@@ -343,13 +584,24 @@ class _Handler(BaseHTTPRequestHandler):
                 413, f"request body of {length} bytes is over the server's limit of {limit}", close=True
             )
             return None
-        return self.rfile.read(int(length))
+        try:
+            body = self.rfile.read(int(length))
+        except TimeoutError:
+            self._fail(
+                408, f"the request did not arrive within {self.server_ref.request_timeout_s:g}s", close=True
+            )
+            return None
+        if len(body) < int(length):
+            self.close_connection = True  # the client closed mid-body: nobody to answer
+            return None
+        return body
 
     def _dispatch(self, method: str) -> None:
         srv = self.server_ref
         if not srv.authorized(self.headers.get("Authorization")):
             self._fail(401, "missing or wrong token (send Authorization: Bearer <token>)", close=True)
             return
+        srv.connections.authorized(self.connection)
         url = urlsplit(self.path)
         parts = [p for p in url.path.split("/") if p]
         try:
@@ -366,20 +618,20 @@ class _Handler(BaseHTTPRequestHandler):
                 body = self._body()
                 if body is None:
                     return
-                encoding = (parse_qs(url.query).get("images") or ["png"])[0]
-                status, reply = srv.call(parts[2], parts[3], body, encoding)
+                images = parse_qs(url.query).get("images") or ["png"]
+                status, reply = srv.call(parts[2], parts[3], body, images[0])
                 self._send(status, reply, wire.CONTENT_TYPE if status == 200 else "application/json")
             else:
                 self._fail(404, f"no route {method} {url.path}")
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True  # the client gave up (its own deadline): nobody to answer
         except _HttpError as exc:
             self._fail(exc.status, str(exc))
         except EnvError as exc:  # a malformed message
             self._fail(400, str(exc))
         except Exception as exc:  # building an environment failed, or a bug here
-            logger.exception("env server failed on %s %s", method, url.path)
-            self._fail(500, f"{type(exc).__name__}: {exc}")
+            logger.error("env server failed on %s %s: %s", method, url.path, wire.first_error(exc))
+            self._fail(500, f"the server failed: {wire.first_error(exc)}")
 
     def do_GET(self) -> None:
         self._dispatch("GET")

@@ -31,6 +31,11 @@ TOKEN_ENV = "EVISEEK_ENV_TOKEN"
 ImageEncoding = Literal["png", "raw"]
 ENCODINGS: tuple[str, ...] = ("png", "raw")
 
+DEFAULT_MAX_PIXELS = 32 * 2**20
+"""Pixels one message may carry in all its images together (32 Mpx, about 100 MB as RGB),
+checked from the image headers before anything is decoded: a small compressed body must not
+expand into gigabytes."""
+
 
 class BlobInfo(BaseModel):
     """How to read one image blob that follows the JSON line."""
@@ -98,18 +103,44 @@ class _Blobs:
         return record
 
 
-def _decode_blob(info: BlobInfo, data: bytes) -> np.ndarray:
+def _decode_blob(info: BlobInfo, data: bytes, budget: int) -> np.ndarray:
+    """One blob's pixels; ``budget`` is how many pixels the message may still decode."""
     if info.encoding == "raw":
-        if not info.shape or len(info.shape) != 3 or info.shape[2] != 3:
+        if not info.shape or len(info.shape) != 3 or info.shape[2] != 3 or min(info.shape) < 1:
             raise EnvError(f"a raw image blob needs a [height, width, 3] shape, got {info.shape}")
+        _check_pixels(info.shape[0], info.shape[1], budget)
         expected = info.shape[0] * info.shape[1] * 3
         if len(data) != expected:
             raise EnvError(f"a raw image blob of shape {info.shape} has {len(data)} bytes, not {expected}")
         return np.frombuffer(data, dtype=np.uint8).reshape(info.shape).copy()
     from PIL import Image as PILImage
 
-    with PILImage.open(io.BytesIO(data)) as pil:
-        return np.asarray(pil.convert("RGB"))
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
+        # The size from the PNG header itself, before any decoder sees the file.
+        _check_pixels(int.from_bytes(data[20:24], "big"), int.from_bytes(data[16:20], "big"), budget)
+    try:
+        with PILImage.open(io.BytesIO(data), formats=["PNG"]) as pil:
+            # Opening reads only the header: the size is known before any pixel is decoded.
+            _check_pixels(pil.height, pil.width, budget)
+            return np.asarray(pil.convert("RGB"))
+    except EnvError:
+        raise
+    except Exception as exc:  # truncated, not a PNG, a decompression bomb, a bad chunk ...
+        raise EnvError(f"a png image blob cannot be decoded ({_one_line(exc)})") from None
+
+
+def _check_pixels(height: int, width: int, budget: int) -> None:
+    if height * width > budget:
+        raise EnvError(
+            f"an image of {width}x{height} pixels is over the {budget:,} pixels left of this message's "
+            "limit (set on the server with --max-image-mpx)"
+        )
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one short line: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
 def _image_from(record: dict[str, Any] | None, blobs: list[np.ndarray]) -> Image | None:
@@ -135,25 +166,53 @@ def encode(payload: dict[str, Any], blobs: _Blobs | None = None) -> bytes:
     return b"".join([head, b"\n", *(blobs.parts if blobs is not None else [])])
 
 
-def decode(body: bytes) -> tuple[dict[str, Any], list[np.ndarray]]:
-    """The payload and the decoded image arrays of a message body."""
+def decode(body: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """The payload and the decoded image arrays of a message body.
+
+    Every way a body can be malformed raises :class:`EnvError` with a one-line reason; images
+    over ``max_pixels`` (all of the message's images together) are refused before decoding.
+    """
     head, _, rest = body.partition(b"\n")
     try:
         payload = json.loads(head)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise EnvError(f"not an eviseek env message (its first line is not JSON: {exc})") from None
+    except RecursionError:
+        raise EnvError("not an eviseek env message (its first line nests too deeply)") from None
     if not isinstance(payload, dict):
         raise EnvError("not an eviseek env message (its first line is not a JSON object)")
-    infos = [BlobInfo.model_validate(b) for b in payload.pop("blobs", [])]
+    raw_infos = payload.pop("blobs", [])
+    if not isinstance(raw_infos, list):
+        raise EnvError("not an eviseek env message ('blobs' is not a list)")
+    try:
+        infos = [BlobInfo.model_validate(b) for b in raw_infos]
+    except ValueError as exc:
+        raise EnvError(f"a blob description is invalid ({first_error(exc)})") from None
     if sum(i.nbytes for i in infos) != len(rest):
         raise EnvError(
             f"the message announces {sum(i.nbytes for i in infos)} bytes of images but carries {len(rest)}"
         )
-    arrays, offset = [], 0
+    arrays: list[np.ndarray] = []
+    offset, budget = 0, max_pixels
     for info in infos:
-        arrays.append(_decode_blob(info, rest[offset : offset + info.nbytes]))
+        array = _decode_blob(info, rest[offset : offset + info.nbytes], budget)
+        budget -= array.shape[0] * array.shape[1]
+        arrays.append(array)
         offset += info.nbytes
     return payload, arrays
+
+
+def first_error(exc: BaseException) -> str:
+    """One line for a validation error: pydantic's first problem with where it is, else the message."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "value"
+            return f"{where}: {first.get('msg', '')}"[:300]
+        except Exception:  # not pydantic's kind of errors()
+            pass
+    return _one_line(exc)
 
 
 # -- payload pieces ----------------------------------------------------------------------------
