@@ -47,9 +47,11 @@ def _to_action(command: str, legal: list[ActionSpec]) -> Action:
     text = command.strip()
     if text in names and not next(s for s in legal if s.name == text).params:
         return Action(name=text)
-    if "physical" in names:
-        return Action(name="physical", args={"command": text})
-    return Action(name=text)  # the env answers an unknown action with a failed feedback
+    # Anything else is the task's own phrase ("pick up the mug", "pour A into B"): it goes to the
+    # task as written, as the official runner passes it. The bridge reads a free phrase from
+    # physical(command=...) whether or not it offers that action; the task answers a phrase it
+    # does not know with a failed feedback.
+    return Action(name="physical", args={"command": text})
 
 
 async def run_with_esibench_hooks(

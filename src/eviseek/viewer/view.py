@@ -315,6 +315,7 @@ def _question_view(trajectory: Trajectory, question: Question | None, images: Im
     if question is None:
         return QuestionView(id=trajectory.question_id)
     c = question.contract
+    text = (question.metadata.get("esibench") or {}).get("task_text") or {}
     return QuestionView(
         id=question.id,
         text=question.text,
@@ -325,6 +326,9 @@ def _question_view(trajectory: Trajectory, question: Question | None, images: Im
         options=list(c.options or []),
         format_hint=c.format_hint,
         guidance=question.guidance,
+        task_actions=[str(a.get("phrase", "")) for a in text.get("actions") or []],
+        forced_choice_prompt=str(text.get("forced_choice_prompt") or ""),
+        task_text_source=str((text.get("hooks") or {}).get("system_prompt") or ""),
         reference_images=[images.ref(img) for img in question.reference_images],
     )
 

@@ -174,6 +174,12 @@ class QuestionView(BaseModel):
     options: list[str] = Field(default_factory=list)
     format_hint: str = ""
     guidance: str = ""
+    task_actions: list[str] = Field(default_factory=list)
+    """ESI-Bench: the task's own actions as its prompt offers them (``pick up <object>``)."""
+    forced_choice_prompt: str = ""
+    """ESI-Bench: the task's own forced-choice prompt."""
+    task_text_source: str = ""
+    """ESI-Bench: the task module the text came from."""
     reference_images: list[ImageRef] = Field(default_factory=list)
 
 

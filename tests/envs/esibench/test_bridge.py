@@ -38,6 +38,8 @@ def test_reset_replays_the_official_setup_and_steps_call_the_official_action(sta
         "task_build_env_config",
         "Environment",
         "task_postprocess_env",
+        "task_build_system_prompt",
+        "task_build_force_choice_prompt",
         "task_capture_image",
     ]
     assert standin.CALLS[1][1] == q.metadata["esibench"]["source"]

@@ -5,12 +5,17 @@ the checkout at ``$ESI_BENCH_ROOT``). Questions come from ``esibench:PATH``; eac
 file, which the official pipeline loads. Every simulator call goes through
 :class:`~eviseek.envs.esibench.simulator.ESIBenchSimulator`; this class only translates:
 
-* actions: the ten camera primitives and ``stop`` keep their names; ``physical(command=...)``
-  passes an action phrase to the task (``pick up the mug``, ``place A on top of B``,
-  ``put back A``, or a task's own, e.g. ``pour A into B``); ``pick_up``, ``place_on_top`` and
-  ``put_back`` with ``object``/``target`` arguments are written as those phrases;
+* actions: the ten camera primitives and ``stop`` keep their names. The task's own actions are
+  offered by name, with their arguments and the scene's object names, as its task module's
+  prompt lists them (:mod:`.task_text`: ``put_on_slope``, ``pickup``, ``pick_up(object)``,
+  ``place_on_top_of(object, target)``, ``fill_water_in(object)``, ``pour_into(object, target)``,
+  ``put_inside(object, container)``...), and written back as the task's phrase. For older
+  callers ``physical(command=...)`` still passes a free phrase, and ``pick_up``,
+  ``place_on_top`` and ``put_back`` with ``object``/``target`` are written as the pipeline's
+  generic phrases, but neither is offered;
 * feedback: the official result dict (handled, operation, success, error/reason, and the task's
-  own fields) becomes a :class:`Feedback`, its extra images going into the observation metadata.
+  own fields) becomes a :class:`Feedback`; its extra images (Inclined Plane's slide frames) become
+  the observation's ``action_frames``, so agents answer on them as on the tabletop.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 from eviseek.envs.base import question_from_options
 from eviseek.envs.esibench.checkout import import_pipeline
 from eviseek.envs.esibench.simulator import ESIBenchSimulator
+from eviseek.envs.esibench.task_text import TaskAction, TaskText, task_text_of
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, StepResult
 
@@ -130,6 +136,8 @@ class ESIBenchEnv:
         self._frame = 0
         self._names: dict[str, str] = {}
         self._last: Observation | None = None
+        self.task_text: TaskText | None = None
+        self._task_actions: dict[str, TaskAction] = {}
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -146,10 +154,27 @@ class ESIBenchEnv:
         state = self.sim.start(Path(str(source)), str(task))
         self._frame, self._last = 0, None
         self._names = self.sim.object_names()
+        self.task_text = task_text_of(
+            self.sim.pipeline,
+            state.task,
+            str(task),
+            state.payload,
+            state.camera_info,
+            state.task_state,
+            threshold=self.sim.threshold,
+            min_steps=self.sim.min_steps,
+        )
+        self._task_actions = {a.name: a for a in self.task_text.actions}
+        if question is not None and not meta.get("task_text"):
+            # Loaded without a checkout at hand: the question gets its task text now, at reset.
+            # Agents in this process hold the same question, so they see it from their first call.
+            meta["task_text"] = self.task_text.model_dump(mode="json")
+            question.guidance = self.task_text.guidance
         info = {
             "references": [str(p) for p in state.references],
             "task": task,
             "objects": sorted(set(self._names.values())),
+            "task_text": self.task_text.model_dump(mode="json"),
         }
         return self._observe(), info
 
@@ -160,7 +185,8 @@ class ESIBenchEnv:
                 observation=self._observe(capture=False), feedback=Feedback(operation="stop"), terminated=True
             )
         try:
-            command = action_command(action)
+            own = self._task_actions.get(action.name)
+            command = own.command(action.args) if own is not None else action_command(action)
         except ValueError as exc:
             return StepResult(
                 observation=self._observe(capture=False),
@@ -172,10 +198,34 @@ class ESIBenchEnv:
         extra = [str(p) for p in result.get("extra_image_paths") or []]
         if extra:
             obs.metadata["extra_image_paths"] = extra
+            obs.action_frames = self._action_frames(extra)
+            obs.frame_id = self._frame
         return StepResult(observation=obs, feedback=feedback_of(result))
 
+    def _action_frames(self, paths: list[str]) -> list[Observation]:
+        """The task's extra images of one action (the slide after ``put_on_slope``), oldest first,
+        as frames of their own; the observation after them keeps the frame id that follows."""
+        frames: list[Observation] = []
+        base = self._last
+        for path in paths:
+            if not Path(path).is_file():
+                continue
+            frames.append(
+                Observation(
+                    image=Image.open(path),
+                    pose=base.pose if base is not None else Pose(),
+                    frame_id=self._frame,
+                    metadata={"image_path": path, "action_frame": True},
+                )
+            )
+            self._frame += 1
+        if frames and self._last is not None:
+            self._last = self._last.model_copy(update={"frame_id": self._frame})
+        return frames
+
     def legal_actions(self) -> list[ActionSpec]:
-        """The camera primitives, ``stop``, and the task's physical actions as free phrases."""
+        """The camera primitives, ``stop``, and the task's own actions by name (see the module
+        docstring); before a task text exists, one free ``physical(command)`` phrase."""
         specs = [
             ActionSpec(name=n, kind="camera", magnitude=0.25, description=d) for n, d in CAMERA_MOVES.items()
         ]
@@ -184,6 +234,19 @@ class ESIBenchEnv:
         ]
         specs.append(ActionSpec(name="stop", kind="control", description="end the episode and answer"))
         objects = sorted(set(self._names.values()))
+        if self.task_text is not None:
+            for a in self.task_text.actions:
+                said = f"{a.phrase}: {a.description}" if a.description else a.phrase
+                specs.append(
+                    ActionSpec(
+                        name=a.name,
+                        kind="manipulation",
+                        params=list(a.params),
+                        choices={p: objects for p in a.params} if objects else {},
+                        description=f"the task's action '{said}'",
+                    )
+                )
+            return specs
         listed = f"; objects: {', '.join(objects)}" if objects else ""
         specs.append(
             ActionSpec(

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from eviseek.answers.esibench import PAPER_RULES, RULE_SETS
 from eviseek.errors import ConfigError
-from eviseek.eval.esibench.records import ESIRecord, decode_field, iter_records, payload_of
+from eviseek.eval.esibench.records import ROW_FIELDS, ESIRecord, decode_field, iter_records, payload_of
 from eviseek.eval.esibench.rules import contract_for, keyed, rule_for
 from eviseek.types import Image, Question
 from eviseek.types.taxonomy import SUBCATEGORIES, subcategory_rank
@@ -41,10 +41,15 @@ class LoadOptions(BaseModel):
     images: str = "require"
     all: bool = False
     rules: str = PAPER_RULES
+    tasktext: str = "auto"
+    """``auto``: attach each question's task text (:mod:`eviseek.envs.esibench.task_text`) when an
+    ESI-Bench checkout is at hand (the loaded path is one, or ``$ESI_BENCH_ROOT`` names one);
+    ``require``: a missing checkout is an error; ``off``: never."""
 
 
 def parse_spec(spec: str) -> tuple[str, LoadOptions]:
-    """``PATH[?images=skip&all=1&rules=paper|official]`` into the path and the options."""
+    """``PATH[?images=skip&all=1&rules=paper|official&tasktext=auto|require|off]`` into the path
+    and the options."""
     path, _, query = spec.partition("?")
     opts: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
@@ -53,12 +58,15 @@ def parse_spec(spec: str) -> tuple[str, LoadOptions]:
             opts["images"] = value
         elif key == "all" and value in ("0", "1", "true", "false", ""):
             opts["all"] = value in ("1", "true", "")
+        elif key == "tasktext" and value in ("auto", "require", "off"):
+            opts["tasktext"] = value
         elif key == "rules" and f"esibench:{value.removeprefix('esibench:')}" in RULE_SETS:
             opts["rules"] = f"esibench:{value.removeprefix('esibench:')}"
         else:
             raise ConfigError(
-                f"esibench option {part!r} not understood; use images=require|skip, all=0|1 and "
-                "rules=paper|official, e.g. esibench:PATH?images=skip&all=1&rules=official"
+                f"esibench option {part!r} not understood; use images=require|skip, all=0|1, "
+                "rules=paper|official and tasktext=auto|require|off, "
+                "e.g. esibench:PATH?images=skip&all=1&rules=official"
             )
     return path, LoadOptions(**opts)
 
@@ -199,12 +207,67 @@ def load_with_exclusions(path: str | Path, options: LoadOptions) -> tuple[list[Q
 
     root = find_dataset_root(path)
     base = root.parent if root.is_file() else root
+    checkout = task_checkout(path, options.tasktext)
     kept: list[Question] = []
     dropped: list[Question] = []
     for record in iter_records(root):
         question, reason = to_question(record, base, options)
+        if checkout is not None:
+            attach_task_text(
+                question, record, checkout, strict=options.tasktext == "require" and reason is None
+            )
         (kept if reason is None or options.all else dropped).append(question)
     return kept, dropped
+
+
+def task_checkout(path: str | Path, mode: str = "auto") -> Path | None:
+    """The ESI-Bench checkout whose task modules supply the task text, or None (see
+    :attr:`LoadOptions.tasktext`)."""
+    import os
+
+    if mode == "off":
+        return None
+    start = Path(path).expanduser().resolve()
+    candidates = [start, *start.parents][:4]
+    env = os.environ.get("ESI_BENCH_ROOT")
+    if env:
+        candidates.append(Path(env).expanduser().resolve())
+    for c in candidates:
+        if (c / "src" / "active_explore" / "pipeline.py").is_file() and (
+            c / "src" / "active_explore" / "tasks"
+        ).is_dir():
+            return c
+    if mode == "require":
+        raise ConfigError(
+            f"no ESI-Bench checkout found at {path} or in $ESI_BENCH_ROOT; the task text comes from its "
+            "task modules (src/active_explore/tasks), so load a checkout of github.com/ESI-Bench/ESI-Bench "
+            "or use tasktext=auto|off"
+        )
+    return None
+
+
+def attach_task_text(question: Question, record: ESIRecord, checkout: Path, *, strict: bool = False) -> None:
+    """Render the record's task text from ``checkout`` into the question: ``guidance`` (what every
+    agent gets as task advice) and ``metadata["esibench"]["task_text"]`` (the full texts, actions
+    and which hooks supplied them). A record the task cannot render keeps its error instead
+    (``strict``: raises it)."""
+    from eviseek.envs.esibench.offline import load_offline
+    from eviseek.envs.esibench.task_text import task_text
+
+    meta = question.metadata["esibench"]
+    try:
+        pipeline, tasks = load_offline(checkout)
+        if record.runner_task not in tasks:
+            raise ConfigError(f"the checkout has no task module {record.runner_task!r}")
+        row = {k: getattr(record, k) for k in ROW_FIELDS}
+        text = task_text(pipeline, tasks, row, record.runner_task, record.source, checkout=str(checkout))
+    except Exception as exc:
+        if strict:
+            raise ConfigError(f"{record.source}: no task text from {checkout}: {exc}") from exc
+        meta["task_text_error"] = f"{type(exc).__name__}: {exc}"[:500]
+        return
+    question.guidance = text.guidance
+    meta["task_text"] = text.model_dump(mode="json")
 
 
 class SubcategoryCount(BaseModel):

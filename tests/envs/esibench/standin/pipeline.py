@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,9 +94,47 @@ class SelectedQuestion:
     source_label: str
 
 
+# Each of ESI-Bench's 19 task names is served by a copy of the one stand-in task module, whose
+# prompt lists that task's actions in one of the layouts ESI-Bench's prompts use (bullets with a
+# name, '|'-separated lists, an ACTIONS: block, phrases with object names in them). The wording
+# is invented for these tests.
+CAMERA_LINE = "move_forward | move_backward | turn_left | turn_right | stop"
+TASK_ACTION_TEXT = {
+    "slope": "You can take the following actions:\n"
+    "  - put_on_slope: let go of the object on the ramp\n"
+    f"  - {CAMERA_LINE}",
+    "transparent": "You may also use these physical actions:\n"
+    "- pickup: raise the vessel\n"
+    "- pour: tip the item out\n\n"
+    f"Available actions:\n{CAMERA_LINE} | pickup | pour",
+    "pour": "Available actions:\n"
+    "  fill water in red mug | fill water in tray\n"
+    "  pour red mug into tray | pour tray into red mug\n"
+    f"  {CAMERA_LINE}",
+    "stacking": "Available actions: pick up <object> | place <object> on top of <object> | "
+    f"place <object> on the floor | {CAMERA_LINE}",
+    "storage": f"Available actions:\npick up <object> | put <object> inside <container> | {CAMERA_LINE}",
+    "action": "ACTIONS:\n"
+    "  pick up <object>\n"
+    "  place <object> on top of <object>\n"
+    "  put back <object>\n"
+    f"  {CAMERA_LINE}",
+}
+TASK_NAMES = (
+    "action angle_confusion cognitivemap counting deformable distance line mirror multiagent occlusion pour "
+    "size slope stacking storage touching transparent triangle unobserved_changes"
+).split()
+
+
 def load_task_module(task_name: str):
     CALLS.append(("load_task_module", task_name))
-    return importlib.import_module("tasks.standin")
+    base = importlib.import_module("tasks.standin")
+    if task_name not in TASK_NAMES:
+        return base
+    module = types.ModuleType(f"tasks.{task_name}")
+    module.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__")})
+    module.TASK_NAME = task_name
+    return module
 
 
 def select_question(metadata_path: Path, question_index: int, json_root: Path | None) -> SelectedQuestion:
@@ -194,6 +233,20 @@ def execute_action(
         return pos, quat, {"handled": True, "operation": "camera", "action": action}
     if action.startswith("pick up "):
         return pos, quat, {"handled": True, "operation": "pick_up", "object": action[8:], "success": True}
+    if action == "put_on_slope":
+        # Like the slope task: the slide comes back as extra images, one per physics frame.
+        folder = Path(step_image_dir or ".")
+        folder.mkdir(parents=True, exist_ok=True)
+        frames = []
+        for k in range(3):
+            path = folder / f"slide_{step}_{k}.png"
+            Image.fromarray(np.full((24, 32, 3), 40 * (k + 1), np.uint8)).save(path)
+            frames.append(str(path))
+        return (
+            pos,
+            quat,
+            {"handled": True, "operation": "put_on_slope", "success": True, "extra_image_paths": frames},
+        )
     if action.startswith("pour "):
         return (
             pos,
@@ -227,8 +280,14 @@ def task_build_system_prompt(
     task_state: dict[str, Any],
 ) -> str:
     CALLS.append(("task_build_system_prompt", threshold))
+    name = getattr(task_module, "TASK_NAME", "standin")
+    actions = TASK_ACTION_TEXT.get(
+        name, "Available movement actions: move_forward, move_backward, turn_left, stop."
+    )
     return (
-        f"STANDIN TASK PROMPT: {payload['_question']} Reply with JSON: action, answer, confidence, reasoning."
+        f"STANDIN TASK PROMPT: {payload['_question']}\nSTANDIN ADVICE for {name}: look from another side.\n"
+        f"{actions}\n\nReply with JSON: action, answer, confidence, reasoning.\n"
+        '{"action": "<name>", "answer": "<answer>", "confidence": <float>}'
     )
 
 
@@ -236,7 +295,8 @@ def task_build_force_choice_prompt(
     task_module, payload: dict[str, Any], camera_info: dict[str, Any], task_state: dict[str, Any]
 ) -> str:
     CALLS.append(("task_build_force_choice_prompt", None))
-    return "STANDIN FORCED CHOICE: give one final answer as JSON."
+    name = getattr(task_module, "TASK_NAME", "standin")
+    return f"STANDIN FORCED CHOICE for {name}: give one final answer as JSON."
 
 
 def task_parse_model_output(
