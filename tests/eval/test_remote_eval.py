@@ -144,3 +144,57 @@ def test_a_server_killed_mid_run_fails_its_episodes_clearly_and_a_rerun_finishes
     assert f"{len(failed)} episode(s) run, {8 - len(failed)} already finished, 0 failed" in again.output
     final = load_results(run)
     assert len(final) == 8 and all(r.error is None and r.correct for r in final)
+
+
+def test_env_images_reach_the_server_and_a_server_that_is_gone_stops_the_run_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eviseek.envs.remote import EnvServer
+    from tests.eval.toy_plugin import RevealEnv
+
+    monkeypatch.setenv("EVISEEK_ENV_TOKEN", TOKEN)
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(3))
+    base = [
+        "eval", "--plugin", PLUGIN, "--agents", "toy-seeker", "--model", "toy/oracle",
+        "--dataset", str(data), "--no-progress",
+    ]  # fmt: skip
+    with EnvServer(RevealEnv, token=TOKEN, env_id=toy_plugin.ENV_ID) as server:
+        asked: list[str] = []
+        original = server.call
+
+        def recording(key: str, op: str, body: bytes, encoding: str):  # type: ignore[no-untyped-def]
+            asked.append(encoding)
+            return original(key, op, body, encoding)
+
+        server.call = recording  # type: ignore[method-assign]
+        runs = {}
+        for images in ("png", "raw", "jpeg"):
+            asked.clear()
+            out = tmp_path / images
+            result = CliRunner().invoke(
+                app, [*base, "--out", str(out), "--env-url", server.url, "--env-images", images]
+            )
+            assert result.exit_code == 0, result.output
+            assert asked and set(asked) == {images}
+            assert json.loads((out / "run.json").read_text())["env_images"] == images
+            runs[images] = {(r.question_id, r.answer, r.correct, r.steps) for r in load_results(out)}
+        assert runs["png"] == runs["raw"] == runs["jpeg"]
+    assert "note: the env server sends no" not in result.output
+
+    class Older(EnvServer):  # a server from before jpeg: its /v1/info lists png and raw only
+        def info(self):  # type: ignore[no-untyped-def]
+            return super().info().model_copy(update={"image_encodings": ["png", "raw"]})
+
+    with Older(RevealEnv, token=TOKEN, env_id=toy_plugin.ENV_ID) as old:
+        noted = CliRunner().invoke(
+            app, [*base, "--out", str(tmp_path / "old"), "--env-url", old.url, "--env-images", "jpeg"]
+        )
+    assert noted.exit_code == 0, noted.output
+    assert "note: the env server sends no jpeg images (it offers png, raw); it answers in png" in noted.output
+    # A server that is not there: one line, exit 1, no episode recorded as failed.
+    down = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "down"), "--env-url", server.url])
+    assert down.exit_code == 1, down.output
+    assert "cannot use the env server (--env-url)" in down.output
+    assert not (tmp_path / "down" / "results.sqlite").exists()  # no episode ran, none failed
+    bad = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "bad"), "--env-images", "gif"])
+    assert bad.exit_code == 2 and "--env-images must be png, raw or jpeg" in bad.output

@@ -135,6 +135,11 @@ def check(
         "EVISEEK_ENV_TOKEN", "--token-env", help="Environment variable holding the shared token"
     ),
     timeout: float = typer.Option(120.0, "--timeout", callback=POSITIVE, help="Seconds per request"),
+    env_images: str | None = typer.Option(
+        None,
+        "--env-images",
+        help="Check the Env protocol with this image encoding only: png, raw or jpeg (default: each)",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON"),
     plugin: list[str] = typer.Option([], "--plugin", help="Module or .py file to import first"),
 ) -> None:
@@ -142,10 +147,13 @@ def check(
     from eviseek.cli.eval import _plugins
     from eviseek.envs.remote.check import check_server, format_results, results_json
     from eviseek.envs.remote.client import check_env_url, server_info, token_from_env
+    from eviseek.envs.remote.wire import ENCODINGS
     from eviseek.errors import ConfigError, EviseekError
     from eviseek.eval.datasets import load_dataset
     from eviseek.eval.envpool import import_plugins
 
+    if env_images is not None and env_images not in ENCODINGS:
+        raise typer.BadParameter(f"--env-images must be one of {', '.join(ENCODINGS)}")
     try:
         url = check_env_url(url)
     except ConfigError as exc:
@@ -157,7 +165,8 @@ def check(
         questions = [q for q in load_dataset(dataset) if not served or q.env_id in (served, None)]
         if not questions:
             raise _fail(f"no question of {dataset} is for {served!r}, the environment the server hosts")
-        results = check_server(url, token, questions[0], timeout_s=timeout)
+        encodings = [env_images] if env_images else list(ENCODINGS)
+        results = check_server(url, token, questions[0], timeout_s=timeout, encodings=encodings)
     except EviseekError as exc:
         raise _fail(str(exc)) from None
     typer.echo(results_json(results) if as_json else format_results(results))

@@ -106,6 +106,12 @@ def eval_command(
     env_token_env: str | None = typer.Option(
         None, "--env-token-env", help="Variable holding the env server's token (default EVISEEK_ENV_TOKEN)"
     ),
+    env_images: str | None = typer.Option(
+        None,
+        "--env-images",
+        help="How the env server sends frames: png (lossless, default), raw (no encoding cost; "
+        "loopback or a fast link) or jpeg (lossy, smallest)",
+    ),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run failed episodes again"),
     progress: bool | None = typer.Option(
         None, "--progress/--no-progress", help="Show a progress bar (default: on in a terminal)"
@@ -118,6 +124,8 @@ def eval_command(
 
     if backend is not None and backend not in ("local", "ray"):
         raise typer.BadParameter("--backend must be 'local' or 'ray'")
+    if env_images is not None and env_images not in ("png", "raw", "jpeg"):
+        raise typer.BadParameter("--env-images must be png, raw or jpeg")
     require_folder(out)
     if env_url is not None:
         from eviseek.envs.remote.client import check_env_url
@@ -137,6 +145,7 @@ def eval_command(
         "ray_address": ray_address,
         "env_url": env_url,
         "env_token_env": env_token_env,
+        "env_images": env_images,
     }
     if ray_resource:
         execution["ray_actor_resources"] = resource_amounts(
@@ -228,7 +237,13 @@ def execute_run(
 
             # A missing token, or a server that is down or refuses the token, stops the run here
             # (exit 1, one line) instead of failing every episode.
-            preflight(config.env_url, config.env_token_env, timeout_s=min(30.0, config.timeout_s))
+            info = preflight(config.env_url, config.env_token_env, timeout_s=min(30.0, config.timeout_s))
+            if config.env_images not in info.image_encodings:
+                typer.echo(
+                    f"note: the env server sends no {config.env_images} images (it offers "
+                    f"{', '.join(info.image_encodings)}); it answers in png",
+                    err=True,
+                )
         outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed, check_model=True)
     print_summary(outcome.summary)
     if after is not None:

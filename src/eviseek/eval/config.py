@@ -66,6 +66,9 @@ class RunConfig(BaseModel):
     """An env server (``eviseek env serve``) hosting the environments, instead of this machine."""
     env_token_env: str | None = None
     """The *name* of the variable holding the env server's token (default ``EVISEEK_ENV_TOKEN``)."""
+    env_images: Literal["png", "raw", "jpeg"] = "png"
+    """How the env server sends frames: ``png`` (lossless; real networks), ``raw`` (no encoding
+    cost; loopback and fast links) or ``jpeg`` (lossy, smallest; slow links)."""
     eviseek_version: str = ""
     created_at: float = Field(default_factory=time.time)
 

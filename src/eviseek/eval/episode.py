@@ -196,8 +196,10 @@ def make_env_provider(config: RunConfig) -> EnvProvider:
         from eviseek.envs.remote import RemoteEnv, token_from_env
 
         url, token, timeout = config.env_url, token_from_env(config.env_token_env), config.timeout_s
+        images = config.env_images
         return ThreadEnvProvider(
-            lambda env_id: RemoteEnv(url, token=token, env_id=env_id, timeout_s=timeout), reuse=False
+            lambda env_id: RemoteEnv(url, token=token, env_id=env_id, timeout_s=timeout, images=images),
+            reuse=False,
         )
     if config.env_workers == 0:
         return ThreadEnvProvider()

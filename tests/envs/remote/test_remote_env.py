@@ -34,7 +34,7 @@ def toy_server():  # type: ignore[no-untyped-def]
 def test_the_toy_server_passes_the_conformance_check(toy_server: EnvServer) -> None:
     results = check_server(toy_server.url, TOKEN, make_questions(1)[0], timeout_s=10)
     assert [r.name for r in results if not r.ok] == [], results
-    assert len(results) == 10
+    assert len(results) == 12  # with the Env protocol in png, raw and jpeg
     assert toy_server.sessions == {}  # the check closed every session it opened
 
 
@@ -216,7 +216,16 @@ def test_cli_env_check_passes_a_good_server_and_fails_a_bad_one(
     with EnvServer(RevealEnv, token=TOKEN) as server:
         ok = CliRunner().invoke(app, ["env", "check", server.url, "--dataset", str(data), "--plugin", PLUGIN])
     assert ok.exit_code == 0, ok.output
-    assert "10/10 checks passed" in ok.output
+    assert "12/12 checks passed" in ok.output
+    with EnvServer(RevealEnv, token=TOKEN) as server:
+        raw = CliRunner().invoke(
+            app, ["env", "check", server.url, "-d", str(data), "--plugin", PLUGIN, "--env-images", "raw"]
+        )
+        bogus = CliRunner().invoke(app, ["env", "check", server.url, "-d", str(data), "--env-images", "gif"])
+    assert raw.exit_code == 0, raw.output
+    assert "(raw images)" in raw.output and "(png images)" not in raw.output
+    assert "8/8 checks passed" in raw.output
+    assert bogus.exit_code == 2 and "--env-images must be one of png, raw, jpeg" in bogus.output
 
     class LeakySessions(EnvServer):
         def close_session(self, key: str) -> None:  # never closes: the check must notice
@@ -230,3 +239,45 @@ def test_cli_env_check_passes_a_good_server_and_fails_a_bad_one(
     monkeypatch.delenv("EVISEEK_ENV_TOKEN")
     missing = CliRunner().invoke(app, ["env", "check", "http://127.0.0.1:9", "--dataset", str(data)])
     assert missing.exit_code == 1 and "EVISEEK_ENV_TOKEN is not set" in missing.output
+
+
+def test_jpeg_images_travel_smaller_and_close_to_the_pixels(toy_server: EnvServer) -> None:
+    y, x = np.mgrid[0:120, 0:160]
+    frame = Image.from_array(np.stack([x, y, x + y], axis=-1).astype(np.uint8))  # smooth, like a render
+    sizes = {}
+    for encoding in wire.ENCODINGS:
+        blobs = wire.new_blobs(encoding)
+        body = wire.encode({"image": blobs.add(frame)}, blobs)
+        sizes[encoding] = len(body)
+        payload, arrays = wire.decode(body)
+        assert arrays[0].shape == (120, 160, 3) and payload["image"]["blob"] == 0
+        error = np.abs(arrays[0].astype(int) - frame.array().astype(int)).mean()
+        assert error == 0 if encoding in wire.LOSSLESS else 0 < error < 3
+    assert sizes["jpeg"] < sizes["raw"]
+    bad = b'{"blobs": [{"nbytes": 4, "encoding": "jpeg"}]}\nabcd'
+    with pytest.raises(EnvError, match="jpeg image blob cannot be decoded"):
+        wire.decode(bad)
+    # Through the server: it offers jpeg, sends it when asked, and refuses an unknown encoding.
+    info = json.loads(_get(toy_server, "/v1/info"))
+    assert info["image_encodings"] == ["png", "raw", "jpeg"]
+    env = RemoteEnv(toy_server.url, token=TOKEN, images="jpeg")
+    try:
+        obs, _ = env.reset(seed=0, options={"question": make_questions(1)[0]})
+        assert obs.image is not None and obs.image.array().shape[2] == 3
+        status, reply = env.http.request(
+            "POST", f"/v1/envs/{env.session}/legal_actions?images=gif", wire.encode({"seq": 99}), label="x"
+        )
+        assert status == 400 and b"unknown image encoding 'gif'" in reply
+    finally:
+        env.close()
+    with pytest.raises(ConfigError, match="images must be one of png, raw, jpeg"):
+        RemoteEnv(toy_server.url, token=TOKEN, images="gif")
+
+
+def _get(server: EnvServer, path: str) -> bytes:
+    conn = http.client.HTTPConnection("127.0.0.1", int(server.url.rsplit(":", 1)[1]), timeout=10)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {TOKEN}"})
+        return conn.getresponse().read()
+    finally:
+        conn.close()

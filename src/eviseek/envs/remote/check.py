@@ -3,15 +3,17 @@
 The check talks to a running server as a client would and reports each promise kept or broken:
 the protocol version; refusal of a missing and of a wrong token; refusal of an oversized body and
 of a malformed message; a clear answer for an unknown session; then the Env protocol itself
-(:func:`eviseek.envs.checker.check_env`) driven through a :class:`RemoteEnv` with both image
-encodings, which must show the same pixels; and sessions closed at the end.
+(:func:`eviseek.envs.checker.check_env`) driven through a :class:`RemoteEnv` with each image
+encoding (or the one asked for), where png and raw must show the same pixels and jpeg nearly the
+same; and sessions closed at the end.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+import numpy as np
 from pydantic import BaseModel
 
 from eviseek.envs.remote import wire
@@ -35,8 +37,17 @@ def _expect_status(http: RemoteHttp, method: str, path: str, body: bytes | None,
     return ""
 
 
-def check_server(url: str, token: str, question: Question, *, timeout_s: float = 120.0) -> list[CheckResult]:
-    """Run every check against the server at ``url``; a result per check (none raises)."""
+def check_server(
+    url: str,
+    token: str,
+    question: Question,
+    *,
+    timeout_s: float = 120.0,
+    encodings: Sequence[str] = wire.ENCODINGS,
+) -> list[CheckResult]:
+    """Run every check against the server at ``url``; a result per check (none raises).
+
+    ``encodings``: the image encodings the Env protocol is driven with (default every one)."""
     results: list[CheckResult] = []
 
     def run(name: str, fn: Callable[[], str]) -> None:
@@ -110,16 +121,24 @@ def check_server(url: str, token: str, question: Question, *, timeout_s: float =
 
         return fn
 
+    def first_frame(images: str) -> np.ndarray:
+        env = RemoteEnv(url, token=token, timeout_s=timeout_s, images=images)
+        try:
+            obs, _ = env.reset(seed=0, options={"question": question})
+            return obs.image.array()
+        finally:
+            env.close()
+
     def encodings_agree() -> str:
-        digests = []
-        for images in wire.ENCODINGS:
-            env = RemoteEnv(url, token=token, timeout_s=timeout_s, images=images)
-            try:
-                obs, _ = env.reset(seed=0, options={"question": question})
-                digests.append(obs.image.digest())
-            finally:
-                env.close()
-        return "" if len(set(digests)) == 1 else "png and raw images of the same reset differ"
+        png, raw = first_frame("png"), first_frame("raw")
+        return "" if np.array_equal(png, raw) else "png and raw images of the same reset differ"
+
+    def jpeg_close() -> str:
+        raw, jpeg = first_frame("raw"), first_frame("jpeg")
+        if raw.shape != jpeg.shape:
+            return f"a jpeg frame is {jpeg.shape}, the raw one {raw.shape}"
+        error = float(np.abs(raw.astype(np.int16) - jpeg.astype(np.int16)).mean())
+        return "" if error < 12.0 else f"jpeg pixels are {error:.1f} levels off the raw ones on average"
 
     def closes() -> str:
         before = server_info(url, token, timeout_s=timeout_s).sessions
@@ -142,9 +161,12 @@ def check_server(url: str, token: str, question: Question, *, timeout_s: float =
     run("an oversized body is refused (413)", oversized)
     run("an unknown session is reported (404)", unknown_session)
     run("a malformed message is refused (400)", malformed)
-    for images in wire.ENCODINGS:
+    for images in encodings:
         run(f"Env protocol through the server ({images} images)", protocol(images))
-    run("png and raw images carry the same pixels", encodings_agree)
+    if {"png", "raw"} <= set(encodings):
+        run("png and raw images carry the same pixels", encodings_agree)
+    if "jpeg" in encodings:
+        run("jpeg images are close to the raw pixels", jpeg_close)
     run("a closed session is gone", closes)
     return results
 

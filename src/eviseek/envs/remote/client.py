@@ -226,7 +226,8 @@ class RemoteEnv:
         env_id: when given, the server must serve this id (else :class:`ConfigError`).
         timeout_s: deadline of each call; opening a session may also wait this long for a free
             slot on a full server (503).
-        images: ``png`` (lossless, smaller) or ``raw`` (no encoding cost; for fast links).
+        images: how the server sends frames: ``png`` (lossless, smaller), ``raw`` (no encoding
+            cost; for loopback and fast links) or ``jpeg`` (lossy, smallest; for slow links).
     """
 
     def __init__(

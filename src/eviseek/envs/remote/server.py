@@ -9,7 +9,7 @@ Routes (every one needs ``Authorization: Bearer <token>``):
 
 * ``GET /v1/info``: protocol version, env id, limits (JSON);
 * ``POST /v1/envs``: open a session (JSON :class:`~eviseek.envs.remote.wire.OpenedSession`);
-* ``POST /v1/envs/<session>/<op>?images=png|raw`` with ``op`` one of ``reset``, ``step``,
+* ``POST /v1/envs/<session>/<op>?images=png|raw|jpeg`` with ``op`` one of ``reset``, ``step``,
   ``legal_actions``, ``visual_support``: a wire message in, a wire message out;
 * ``DELETE /v1/envs/<session>``: close it.
 
@@ -337,6 +337,7 @@ class EnvServer:
             max_request_bytes=self.max_request_bytes,
             call_timeout_s=self.call_timeout_s,
             eviseek_version=__version__,
+            image_encodings=list(wire.ENCODINGS),
         )
 
     def open_session(self) -> wire.OpenedSession:

@@ -3,8 +3,8 @@
 A message body is ``<JSON>\\n<blob><blob>...``. The JSON (always one line: ``json.dumps`` escapes
 newlines) carries the payload with every image replaced by a reference, plus ``"blobs"``: one
 entry per blob with its byte count, its encoding and, for raw pixels, its shape. Images travel as
-PNG (lossless, small; the default for real networks) or raw RGB bytes (no encoding cost; best on
-loopback), never as base64 inside the JSON.
+PNG (lossless, small; the default for real networks), raw RGB bytes (no encoding cost; best on
+loopback) or JPEG (lossy, smallest; only when the client asks), never as base64 inside the JSON.
 
 Only what an agent may see crosses the wire: depth and segmentation stay in the server, where the
 environment grades visual support itself.
@@ -28,8 +28,13 @@ CONTENT_TYPE = "application/x-eviseek-env"
 TOKEN_ENV = "EVISEEK_ENV_TOKEN"
 """Default name of the environment variable holding the shared secret (server and client)."""
 
-ImageEncoding = Literal["png", "raw"]
-ENCODINGS: tuple[str, ...] = ("png", "raw")
+ImageEncoding = Literal["png", "raw", "jpeg"]
+ENCODINGS: tuple[str, ...] = ("png", "raw", "jpeg")
+"""How images may travel: ``png`` (lossless, small), ``raw`` (no encoding cost, big) or ``jpeg``
+(lossy, smallest; for slow links). A server that predates ``jpeg`` answers such a request in png,
+which the client reads as well: every blob names its own encoding."""
+LOSSLESS: tuple[str, ...] = ("png", "raw")
+JPEG_QUALITY = 90
 
 DEFAULT_MAX_PIXELS = 32 * 2**20
 """Pixels one message may carry in all its images together (32 Mpx, about 100 MB as RGB),
@@ -56,6 +61,8 @@ class ServerInfo(BaseModel):
     max_request_bytes: int
     call_timeout_s: float
     eviseek_version: str
+    image_encodings: list[str] = Field(default_factory=lambda: ["png", "raw"])
+    """The image encodings the server sends (absent from servers older than ``jpeg``)."""
 
 
 class OpenedSession(BaseModel):
@@ -92,6 +99,11 @@ class _Blobs:
         if self.encoding == "raw":
             data = np.ascontiguousarray(arr).tobytes()
             self.infos.append(BlobInfo(nbytes=len(data), encoding="raw", shape=list(arr.shape)))
+        elif self.encoding == "jpeg":
+            buf = io.BytesIO()
+            image.to_pil().save(buf, format="JPEG", quality=JPEG_QUALITY)
+            data = buf.getvalue()
+            self.infos.append(BlobInfo(nbytes=len(data), encoding="jpeg"))
         else:
             # Fast zlib level: on the wire, encoding time matters more than a few more bytes.
             buf = io.BytesIO()
@@ -105,6 +117,8 @@ class _Blobs:
 
 def _decode_blob(info: BlobInfo, data: bytes, budget: int) -> np.ndarray:
     """One blob's pixels; ``budget`` is how many pixels the message may still decode."""
+    if info.encoding == "jpeg":
+        return _decode_jpeg(data, budget)
     if info.encoding == "raw":
         if not info.shape or len(info.shape) != 3 or info.shape[2] != 3 or min(info.shape) < 1:
             raise EnvError(f"a raw image blob needs a [height, width, 3] shape, got {info.shape}")
@@ -141,6 +155,19 @@ def _one_line(exc: BaseException) -> str:
     """An exception as one short line: its type and the first line of its message."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+
+
+def _decode_jpeg(data: bytes, budget: int) -> np.ndarray:
+    from PIL import Image as PILImage
+
+    try:
+        with PILImage.open(io.BytesIO(data), formats=["JPEG"]) as pil:
+            _check_pixels(pil.height, pil.width, budget)  # from the header, before decoding
+            return np.asarray(pil.convert("RGB"))
+    except EnvError:
+        raise
+    except Exception as exc:  # truncated, not a JPEG ...
+        raise EnvError(f"a jpeg image blob cannot be decoded ({_one_line(exc)})") from None
 
 
 def _image_from(record: dict[str, Any] | None, blobs: list[np.ndarray]) -> Image | None:
@@ -279,7 +306,7 @@ def load_specs(records: Any) -> list[ActionSpec]:
 
 
 def new_blobs(encoding: str) -> _Blobs:
-    """An empty blob collector for ``encoding`` (``png`` or ``raw``)."""
+    """An empty blob collector for ``encoding`` (one of :data:`ENCODINGS`)."""
     if encoding not in ENCODINGS:
         raise EnvError(f"unknown image encoding {encoding!r}; use one of {', '.join(ENCODINGS)}")
     return _Blobs(encoding)  # type: ignore[arg-type]
