@@ -33,7 +33,7 @@ def _heldout(args: argparse.Namespace) -> list:
     from eviseek.train.autotool_config import load_config
     from eviseek.train.tag_grid import TagGridConfig, tag_grid_rows
 
-    cfg = load_config(args.config)
+    cfg = load_config(args.config, _overrides(args))
     assert cfg.data.tag_grid is not None, "the learning run uses tag_grid data"
     t = cfg.data.tag_grid
     grid = TagGridConfig(**t.model_dump(exclude={"n", "seed"}))
@@ -42,6 +42,9 @@ def _heldout(args: argparse.Namespace) -> list:
     warm = cfg.warmup.data.tag_grid if cfg.warmup.data is not None else None
     if warm is not None and warm.seed == seed:
         sys.exit(f"warmup.data.tag_grid.seed {seed} is also the held-out seed (data.tag_grid.seed + 1)")
+    check = cfg.warmup.crop_check.data.tag_grid if cfg.warmup.crop_check is not None else None
+    if check is not None and check.seed in (seed, t.seed, warm.seed if warm is not None else t.seed):
+        sys.exit(f"warmup.crop_check.data.tag_grid.seed {check.seed} is also a training or held-out seed")
     return tag_grid_rows(args.heldout, seed=seed, config=grid)
 
 
@@ -80,6 +83,20 @@ def one_variant(args: argparse.Namespace, name: str) -> None:
     assert result.heldout is not None
     stats = json.dumps(result.heldout.free.stats)
     print(f"{name}: {result.steps} steps in {result.train_seconds:.0f} s; held-out {stats}")
+
+
+def seed_overrides(seed: int) -> list[str]:
+    """``--set`` items of one learning-run seed: the tiny model's init and every data seed change
+    together. Seed ``s``: model init ``s``, GRPO seed ``s``, warm-up questions ``10s``, crop check
+    ``10s + 1``, GRPO questions ``10s + 2`` (held-out questions ``10s + 3``). Seed 0 is the
+    committed config's own."""
+    return [
+        f"tiny_model.seed={seed}",
+        f"grpo.seed={seed}",
+        f"warmup.data.tag_grid.seed={10 * seed}",
+        f"warmup.crop_check.data.tag_grid.seed={10 * seed + 1}",
+        f"data.tag_grid.seed={10 * seed + 2}",
+    ]
 
 
 def _overrides(args: argparse.Namespace) -> dict:
@@ -141,9 +158,15 @@ def main() -> None:
     p.add_argument("--heldout", type=int, default=64, help="held-out questions")
     p.add_argument("--jobs", type=int, default=2, help="variants run at once (one torch thread each)")
     p.add_argument("--set", action="append", default=[], help="config override KEY=VALUE (repeatable)")
+    p.add_argument(
+        "--seed", type=int, help="run seed S: model init and all data seeds together (see seed_overrides)"
+    )
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.seed is not None:
+        args.set = seed_overrides(args.seed) + args.set
+        args.seed = None  # passed on to variant processes as the --set items
     if args.one:
         one_variant(args, args.one)
         return

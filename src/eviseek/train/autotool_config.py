@@ -77,6 +77,20 @@ class DataConfig(_Strict):
         return self
 
 
+class CropCheckConfig(_Strict):
+    """Ours: keep the crop phase going until the model reads the crop (see :mod:`eviseek.train.crop_check`).
+
+    After ``crop_steps``, and every ``every`` steps after that, the need-zoom questions of
+    ``data`` (tag-grid questions the warm-up and GRPO never train on) are read teacher-forced with
+    ``<tool_on>``; the phase stops once the share read right reaches ``target``, or at
+    ``max_crop_steps`` whether it passed or not (the warm-up report says which)."""
+
+    data: DataConfig
+    target: float = Field(default=0.75, gt=0, le=1)
+    every: int = Field(default=100, ge=1)
+    max_crop_steps: int = Field(default=2500, ge=1)
+
+
 class WarmupConfig(_Strict):
     """A short supervised overfit before GRPO, so a random or weak model emits the protocol.
 
@@ -111,6 +125,8 @@ class WarmupConfig(_Strict):
     """Ours: share of the crop phase's draws that are traces of rows that need no zoom (both modes,
     their mode tokens kept in the loss so the model goes on writing one); without them the crop
     phase forgets the background answers."""
+    crop_check: CropCheckConfig | None = None
+    """Ours: extend the crop phase until a held-out crop-reading check passes (with a cap)."""
     crop_answer_only: bool = False
     """Ours: the crop phase's loss covers only the final answer's tokens. Training the rest of the
     crop traces without their mode token made the model stop writing a mode token at all."""
@@ -120,6 +136,22 @@ class WarmupConfig(_Strict):
     run's mixed warm-up answered its own need-zoom questions at 0.50 with the zoom shown or not,
     against 0.32 on new ones), and GRPO on them would then see no gain from a zoom. Questions of
     its own keep GRPO's questions new, as they are for a real checkpoint."""
+
+    @model_validator(mode="after")
+    def _check_crop(self) -> WarmupConfig:
+        c = self.crop_check
+        if c is None:
+            return self
+        if self.crop_steps <= 0:
+            raise ValueError("warmup.crop_check extends the crop phase: set warmup.crop_steps above 0")
+        if c.data.tag_grid is None:
+            raise ValueError("warmup.crop_check.data must be 'tag_grid: {...}' (it reads tag colours)")
+        if c.max_crop_steps < self.crop_steps:
+            raise ValueError(
+                f"warmup.crop_check.max_crop_steps ({c.max_crop_steps}) is below warmup.crop_steps "
+                f"({self.crop_steps}); raise it to at least crop_steps"
+            )
+        return self
 
 
 class GRPOSettings(_Strict):

@@ -31,6 +31,12 @@ class WarmupReport(BaseModel):
     steps: int = 0
     losses: list[float] = Field(default_factory=list)
     seconds: float = 0.0
+    crop_steps: int = 0
+    """Steps of the crop phase actually run (``warmup.crop_steps`` or more, with a crop check)."""
+    crop_checks: list[dict[str, float]] = Field(default_factory=list)
+    """Each crop-reading check: ``crop_step``, ``accuracy``, ``questions``, ``p_tool_on``."""
+    crop_check_passed: bool | None = None
+    """Whether the last check reached its target (``None``: no check configured)."""
 
 
 WarmupModes = Literal["ideal", "both", "tool_on", "tool_off"]
@@ -210,6 +216,9 @@ def warmup_sft(
     on_step: Callable[[int], None] | None = None,
     mode_masked: bool | Sequence[bool] = False,
     answer_only: bool = False,
+    check: Callable[[int], bool] | None = None,
+    check_every: int = 100,
+    max_steps: int | None = None,
 ) -> WarmupReport:
     """Supervised steps on whole conversations, loss on the assistant tokens only.
 
@@ -225,6 +234,10 @@ def warmup_sft(
     conversations, or per conversation) leaves the mode tokens out of the loss, so these steps
     leave the mode prior to what came before;
     ``answer_only`` keeps nothing but the final answer's tokens in it.
+
+    ``check(steps_done)``, when given, runs after ``steps`` steps and every ``check_every`` steps
+    after that; training goes on past ``steps`` until it returns true or ``max_steps`` steps are
+    done (a constant schedule is held at its rate; a linear one has decayed to zero).
     """
     torch = require("torch", "train", "the AutoTool warm-up")
     report = WarmupReport()
@@ -268,7 +281,16 @@ def warmup_sft(
     was_training = model.training
     model.train()
     start = time.perf_counter()
-    for step in range(steps):
+    cap = max(steps, max_steps or steps) if check is not None else steps
+    step = 0
+    while True:
+        if step >= steps:
+            if check is None:
+                break
+            if ((step - steps) % check_every == 0 or step >= cap) and check(step):
+                break
+            if step >= cap:
+                break
         if draw is None:
             order = torch.randperm(len(encoded), generator=gen)[:batch_size].tolist()
         else:
@@ -290,9 +312,10 @@ def warmup_sft(
         optimizer.step()
         scheduler.step()
         report.losses.append(total)
+        step += 1
         if on_step is not None:
-            on_step(step + 1)
-    report.steps = steps
+            on_step(step)
+    report.steps = step
     report.seconds = time.perf_counter() - start
     if not was_training:
         model.eval()
@@ -356,6 +379,7 @@ def run_warmup(
             draw = [1.0] * len(crop_convos) + [w] * len(rehearse)
             crop_convos += rehearse
             mode_masked += [False] * len(rehearse)
+        check, checks = _crop_check(cfg, model, processor, env, coordinates, frame, tools, compact=compact)
         crop = warmup_sft(
             model,
             processor,
@@ -370,10 +394,51 @@ def run_warmup(
             mode_masked=mode_masked,
             answer_only=cfg.crop_answer_only,
             on_step=None if on_step is None else (lambda k: on_step(cfg.steps + k)),
+            check=check,
+            check_every=cfg.crop_check.every if cfg.crop_check is not None else 100,
+            max_steps=cfg.crop_check.max_crop_steps if cfg.crop_check is not None else None,
         )
         report = WarmupReport(
             steps=report.steps + crop.steps,
             losses=report.losses + crop.losses,
             seconds=report.seconds + crop.seconds,
+            crop_steps=crop.steps,
+            crop_checks=checks,
+            crop_check_passed=(
+                None
+                if cfg.crop_check is None
+                else bool(checks and checks[-1]["accuracy"] >= cfg.crop_check.target)
+            ),
         )
     return report
+
+
+def _crop_check(
+    cfg: WarmupConfig,
+    model: Any,
+    processor: Any,
+    env: ZoomToolEnvironment,
+    coordinates: Coordinates,
+    frame: ImageFrame,
+    tools: list[Any] | None,
+    *,
+    compact: bool,
+) -> tuple[Callable[[int], bool] | None, list[dict[str, float]]]:
+    """The crop phase's stopping check of ``cfg.crop_check`` (``None`` without one) and the list
+    each check's result is appended to."""
+    checks: list[dict[str, float]] = []
+    c = cfg.crop_check
+    if c is None:
+        return None, checks
+    from eviseek.train.crop_check import crop_reading
+    from eviseek.train.trl_autotool.dataset import rows_for
+
+    rows = rows_for(c.data, where="warmup.crop_check.data")
+
+    def check(crop_step: int) -> bool:
+        start = time.perf_counter()
+        result = crop_reading(model, processor, rows, env, coordinates, frame, tools, compact=compact)
+        checks.append({"crop_step": float(crop_step), **result, "seconds": time.perf_counter() - start})
+        return result["accuracy"] >= c.target
+
+    return check, checks
