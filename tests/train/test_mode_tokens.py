@@ -1,41 +1,39 @@
-"""``<tool_on>`` / ``<tool_off>`` become whole tokens of a tokenizer that lacks them."""
+"""``<tool_on>`` / ``<tool_off>`` become whole tokens of a checkpoint that lacks them (TRL and verl paths)."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
 
-import tokenizers
 import transformers
 
-from eviseek.train.trl_autotool.run import add_mode_tokens
+from eviseek.train.mode_tokens import add_mode_tokens, missing_mode_tokens, prepare_checkpoint
+from eviseek.train.tiny_model import TinyVLMConfig, build_tiny_vlm, load_tiny_vlm
 
 
-class _Model:
-    def __init__(self) -> None:
-        self.sizes: list[int] = []
-
-    def resize_token_embeddings(self, n: int) -> Any:
-        self.sizes.append(n)
-
-
-def _plain_tokenizer() -> Any:
-    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = tokenizers.decoders.ByteLevel()
-    trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=300, initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    tok.train_from_iterator(["the tool is on or off", "answer the question"] * 10, trainer=trainer)
-    return transformers.PreTrainedTokenizerFast(tokenizer_object=tok)
-
-
-def test_mode_tokens_are_added_once_and_decode_as_text() -> None:
-    tok, model = _plain_tokenizer(), _Model()
+def test_mode_tokens_are_added_once_grow_the_embeddings_and_decode_as_text(tmp_path: Path) -> None:
+    path = build_tiny_vlm(tmp_path / "plain", TinyVLMConfig(mode_tokens=False))
+    model, processor = load_tiny_vlm(path)
+    tok = processor.tokenizer
     assert len(tok.encode("<tool_on>", add_special_tokens=False)) > 1
-    added = add_mode_tokens(model, tok)
-    assert sorted(added) == ["<tool_off>", "<tool_on>"] and model.sizes == [len(tok)]
+    rows = model.get_input_embeddings().weight.shape[0]
+    added = add_mode_tokens(model, processor)
+    assert sorted(added) == ["<tool_off>", "<tool_on>"]
+    assert model.get_input_embeddings().weight.shape[0] == len(tok) == rows + 2
     ids = tok.encode("<tool_on>answer", add_special_tokens=False)
     assert len(tok.encode("<tool_on>", add_special_tokens=False)) == 1
-    # TRL decodes completions without special tokens: the mode token must survive that.
+    # TRL and verl decode completions without special tokens: the mode token must survive that.
     assert tok.decode(ids, skip_special_tokens=True).startswith("<tool_on>")
-    assert add_mode_tokens(model, tok) == [] and model.sizes == [len(tok)]
+    assert add_mode_tokens(model, processor) == [] and model.get_input_embeddings().weight.shape[0] == rows + 2
+
+
+def test_prepare_checkpoint_writes_a_copy_only_when_the_tokens_are_missing(tmp_path: Path) -> None:
+    ready = build_tiny_vlm(tmp_path / "ready")
+    assert prepare_checkpoint(ready, tmp_path / "unused") == ready and not (tmp_path / "unused").exists()
+    plain = build_tiny_vlm(tmp_path / "plain", TinyVLMConfig(mode_tokens=False))
+    out = prepare_checkpoint(plain, tmp_path / "with-tokens")
+    assert out == tmp_path / "with-tokens"
+    assert missing_mode_tokens(transformers.AutoTokenizer.from_pretrained(str(out))) == []
+    model, processor = load_tiny_vlm(out)
+    assert model.get_input_embeddings().weight.shape[0] == len(processor.tokenizer)
+    # A second call finds the prepared copy and reuses it.
+    assert prepare_checkpoint(plain, out) == out

@@ -100,7 +100,15 @@ def test_against_real_verl_classes_in_their_own_env() -> None:
         pytest.skip(why)
     from eviseek.testing.tiny_vlm import build_tiny_vlm
 
-    env = {**os.environ, "EVISEEK_TINY_VLM": str(build_tiny_vlm()), "PYTHONPATH": str(ROOT / "src")}
+    from eviseek.train.tiny_model import TinyVLMConfig
+
+    env = {
+        **os.environ,
+        "EVISEEK_TINY_VLM": str(build_tiny_vlm()),
+        # A checkpoint without the mode tokens, which the verl path must add (paper section 3.3).
+        "EVISEEK_TINY_VLM_PLAIN": str(build_tiny_vlm(config=TinyVLMConfig(mode_tokens=False))),
+        "PYTHONPATH": str(ROOT / "src"),
+    }
     env.pop("VIRTUAL_ENV", None)
     proc = subprocess.run(
         [str(VERL_PY), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/train/verl_env"],

@@ -80,6 +80,9 @@ class TinyVLMConfig(BaseModel):
     """Largest image area after resizing: 128x128 pixels become 16 image tokens."""
     min_image_pixels: int = 32 * 32
     max_position_embeddings: int = 4096
+    mode_tokens: bool = True
+    """``False`` leaves ``<tool_on>``/``<tool_off>`` out of the tokenizer, as in a checkpoint that
+    was never trained for AutoTool (tests of :mod:`eviseek.train.mode_tokens`)."""
 
 
 _LOCK = threading.Lock()
@@ -200,13 +203,14 @@ def _build_tokenizer(cfg: TinyVLMConfig) -> Any:
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = tokenizers.decoders.ByteLevel()
     trainer = tokenizers.trainers.BpeTrainer(
-        vocab_size=cfg.vocab_size - len(TAG_TOKENS),
+        vocab_size=cfg.vocab_size - len(TAG_TOKENS),  # the same merges with or without the mode tokens
         special_tokens=list(SPECIAL_TOKENS),
         initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     tok.train_from_iterator(_corpus(), trainer=trainer)
-    tok.add_tokens([tokenizers.AddedToken(t, special=False, normalized=False) for t in TAG_TOKENS])
+    tags = TAG_TOKENS if cfg.mode_tokens else tuple(t for t in TAG_TOKENS if t not in ("<tool_on>", "<tool_off>"))
+    tok.add_tokens([tokenizers.AddedToken(t, special=False, normalized=False) for t in tags])
     fast = transformers.PreTrainedTokenizerFast(
         tokenizer_object=tok,
         eos_token="<|im_end|>",

@@ -243,3 +243,32 @@ def test_example_config_composes_with_verls_own_config() -> None:
     from eviseek.train.verl_autotool.reward import VerlRewardSettings
 
     VerlRewardSettings(**mine["reward"]["custom_reward_function"]["reward_kwargs"])
+
+
+def test_mode_tokens_are_whole_tokens_in_the_checkpoint_verl_loads(tmp_path: Path) -> None:
+    """A checkpoint without ``<tool_on>``/``<tool_off>`` is prepared as the launch script does
+    (``python -m eviseek.train.mode_tokens``, here with verl's own transformers), and verl's
+    tokenizer and processor loaders then see each mode token as one token that survives decoding."""
+    plain = os.environ.get("EVISEEK_TINY_VLM_PLAIN")
+    if not plain:
+        pytest.skip("EVISEEK_TINY_VLM_PLAIN is not set (tests/train/test_verl_autotool.py sets it)")
+    from verl.utils import hf_processor, hf_tokenizer
+
+    from eviseek.train.mode_tokens import prepare_checkpoint
+
+    assert len(hf_tokenizer(plain).encode("<tool_on>", add_special_tokens=False)) > 1
+    out = prepare_checkpoint(plain, tmp_path / "with-tokens")
+    assert out == tmp_path / "with-tokens"
+    tok = hf_tokenizer(str(out))
+    proc = hf_processor(str(out))
+    for t in (tok, proc.tokenizer if proc is not None else tok):
+        ids = t.encode("<tool_on><think>x</think>", add_special_tokens=False)
+        assert len(t.encode("<tool_on>", add_special_tokens=False)) == 1
+        assert len(t.encode("<tool_off>", add_special_tokens=False)) == 1
+        # verl's reward managers decode responses with skip_special_tokens=True.
+        assert t.decode(ids, skip_special_tokens=True).startswith("<tool_on>")
+    config = json.loads((out / "config.json").read_text())
+    vocab = (config.get("text_config") or config)["vocab_size"]
+    assert vocab >= len(tok)
+    # The launch script finds the copy and trains from it; a second preparation reuses it.
+    assert prepare_checkpoint(plain, out) == out

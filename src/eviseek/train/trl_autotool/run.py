@@ -18,6 +18,7 @@ from eviseek.train.amb import AMBController
 from eviseek.train.autotool_config import AutoToolTrainConfig
 from eviseek.train.data import TrainingRow
 from eviseek.train.frames import ImageFrame
+from eviseek.train.mode_tokens import add_mode_tokens
 from eviseek.train.rewards import build_reward_functions
 from eviseek.train.trl_autotool.callbacks import make_amb_callback
 from eviseek.train.trl_autotool.dataset import load_rows, trl_dataset, warmup_rows
@@ -141,25 +142,6 @@ def load_model_and_processor(cfg: AutoToolTrainConfig) -> tuple[Any, Any, str]:
         ) from exc
     add_mode_tokens(model, processor)
     return model, processor, path
-
-
-def add_mode_tokens(model: Any, processor: Any) -> list[str]:
-    """Make ``<tool_on>`` and ``<tool_off>`` single tokens of the tokenizer; returns those added.
-
-    The paper defines the two as special control tokens (section 3.3). They are added as whole,
-    unnormalised tokens that still decode as text (``special=False``): TRL decodes completions
-    with ``skip_special_tokens=True``, and a mode token dropped there would hide the mode from
-    the rewards. New rows of the embedding matrix start from the model's initialisation.
-    """
-    from eviseek.autotool.protocol import MODE_TOKENS
-
-    tokenizers = require("tokenizers", "train", "adding the AutoTool mode tokens")
-    tokenizer = getattr(processor, "tokenizer", processor)
-    missing = [t for t in MODE_TOKENS if len(tokenizer.encode(t, add_special_tokens=False)) != 1]
-    if missing:
-        tokenizer.add_tokens([tokenizers.AddedToken(t, special=False, normalized=False) for t in missing])
-        model.resize_token_embeddings(len(tokenizer))
-    return missing
 
 
 def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | None = None) -> AutoToolRun:
