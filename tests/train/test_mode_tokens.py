@@ -23,7 +23,9 @@ def test_mode_tokens_are_added_once_grow_the_embeddings_and_decode_as_text(tmp_p
     assert len(tok.encode("<tool_on>", add_special_tokens=False)) == 1
     # TRL and verl decode completions without special tokens: the mode token must survive that.
     assert tok.decode(ids, skip_special_tokens=True).startswith("<tool_on>")
-    assert add_mode_tokens(model, processor) == [] and model.get_input_embeddings().weight.shape[0] == rows + 2
+    assert (
+        add_mode_tokens(model, processor) == [] and model.get_input_embeddings().weight.shape[0] == rows + 2
+    )
 
 
 def test_prepare_checkpoint_writes_a_copy_only_when_the_tokens_are_missing(tmp_path: Path) -> None:

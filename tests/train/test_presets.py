@@ -22,8 +22,11 @@ def test_every_preset_validates(name: str) -> None:
 def test_presets_mean_what_the_component_table_says() -> None:
     text = load_config(CONFIG, preset="text_only")
     assert not text.zoom.enabled and text.rewards.tool_scheme == "none" and len(text.rewards.weights()) == 2
+    assert text.grpo.force_mode == "tool_off"  # the tool is never offered, <tool_on> never sampled
     always = load_config(CONFIG, preset="always_tool")
-    assert always.rewards.tool_scheme == "deepeyes"
+    # DeepEyes always zooms: <tool_off> can never be sampled.
+    assert always.rewards.tool_scheme == "deepeyes" and always.grpo.force_mode == "tool_on"
+    assert load_config(CONFIG, preset="autotool").grpo.force_mode is None
     fixed = load_config(CONFIG, preset="fixed_ratio")
     assert fixed.amb.release_at is None and fixed.rewards.on_wrong == 0.0
     penalty = load_config(CONFIG, preset="penalty")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from eviseek.autotool.prompts import ZOOM_ERROR_PREFIX
 from eviseek.models._hf_compat import NoVideoQwen3VLProcessor
@@ -206,3 +207,54 @@ def test_trace_settings_mask_unseen_answers_and_weigh_need_zoom_rows_in_both_mod
     assert masked == [False, True, False, False]
     assert weights == [3.0, 3.0, 1.0, 1.0]
     assert trace_settings([need, no_need], "both") == ([False] * 4, [1.0] * 4)
+
+
+@pytest.mark.slow
+def test_force_mode_suppresses_the_other_mode_token_in_trls_sampling(tmp_path: Path) -> None:
+    """``always_tool`` pins <tool_on>: a model warmed up to open with <tool_off> cannot sample it."""
+    rows = [synthetic_row(s, SMALL, needs_zoom=True) for s in (21, 22)]
+    cfg = _smoke_config(tmp_path).model_copy(deep=True)
+    cfg.warmup = cfg.warmup.model_copy(update={"steps": 60, "modes": "tool_off"})
+    free = build_trainer(cfg, rows=rows)
+    forced_cfg = cfg.model_copy(deep=True)
+    forced_cfg.grpo = forced_cfg.grpo.model_copy(update={"force_mode": "tool_on"})
+    tok = free.trainer.processing_class.tokenizer
+    off_id = tok.convert_tokens_to_ids("<tool_off>")
+    image_id = free.trainer.model.config.image_token_id
+    forced = build_trainer(forced_cfg, rows=rows)
+    assert set(forced.trainer.generation_config.suppress_tokens) == {off_id, image_id}
+    assert off_id not in (free.trainer.generation_config.suppress_tokens or [])
+
+    from eviseek.train.trl_autotool.dataset import prompt_for
+
+    def first_tokens(run: Any) -> set[int]:
+        model, proc = run.trainer.model, run.trainer.processing_class
+        prompt = prompt_for(rows[0], "shown", ImageFrame.from_processor(proc))
+        user = [{"type": "image", "image": rows[0].pil_images()[0]}, *prompt[1]["content"][1:]]
+        text = proc.apply_chat_template(
+            [prompt[0], {"role": "user", "content": user}], add_generation_prompt=True, tokenize=False
+        )
+        inputs = proc(text=[text], images=rows[0].pil_images(), return_tensors="pt")
+        gen = run.trainer.generation_config
+        seen = set()
+        for seed in range(4):
+            torch.manual_seed(seed)
+            out = model.generate(**inputs, generation_config=gen, max_new_tokens=1)
+            seen.add(int(out[0, -1]))
+        return seen
+
+    assert first_tokens(free) == {off_id}  # the warm-up taught <tool_off>
+    assert off_id not in first_tokens(forced)  # ... which the forced run can never sample
+
+
+def test_text_only_prompt_offers_no_tool() -> None:
+    from eviseek.train.trl_autotool.dataset import prompt_for
+
+    row = synthetic_row(1, SMALL, needs_zoom=True)
+    for compact in (False, True):
+        system = prompt_for(row, "shown", ImageFrame(), compact=compact, offer_tool=False)[0]["content"][0][
+            "text"
+        ]
+        assert "zoom" not in system.lower() and "tool-on" not in system and "<tool_on>" not in system
+        offered = prompt_for(row, "shown", ImageFrame(), compact=compact)[0]["content"][0]["text"]
+        assert "zoom" in offered.lower()

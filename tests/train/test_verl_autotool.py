@@ -99,7 +99,6 @@ def test_against_real_verl_classes_in_their_own_env() -> None:
             pytest.fail(why)  # scripts/test.sh (CI) sets verl up: its absence there is a breakage
         pytest.skip(why)
     from eviseek.testing.tiny_vlm import build_tiny_vlm
-
     from eviseek.train.tiny_model import TinyVLMConfig
 
     env = {

@@ -64,13 +64,25 @@ answering (small or unclear details), or the tool-off mode token to answer from 
 is (the whole view is enough). Then think, then call the tool (tool-on) or give the answer."""
 
 
-def system_prompt(*, tools: bool = True, compact: bool = False) -> str:
+_NO_TOOL_SYSTEM = """You answer questions about images. Begin your reply with <tool_off>, then reason \
+in <think>...</think>, then give your final answer in <answer>...</answer>."""
+
+_COMPACT_NO_TOOL_SYSTEM = """Start with the tool-off mode token, then think, then give the answer."""
+
+
+def system_prompt(*, tools: bool = True, compact: bool = False, offer_tool: bool = True) -> str:
     """The system prompt; ``tools=False`` drops the tool list (for a model served with native tools).
 
     ``compact=True`` gives a three-line version with the same choices (the two modes, when each
     fits, the reply order) and no tool list: for tiny models trained on a CPU, where the full
     prompt would be most of every sequence. Ours; the paper's prompt is the full one.
+
+    ``offer_tool=False`` gives a prompt that mentions no tool and no mode choice, only the reply
+    order after ``<tool_off>`` (the text-only row of the paper's component table: GRPO without
+    the tool). The mode token stays, so the same parser and format reward apply.
     """
+    if not offer_tool:
+        return _COMPACT_NO_TOOL_SYSTEM if compact else _NO_TOOL_SYSTEM
     if compact:
         return _COMPACT_SYSTEM
     text = _SYSTEM % {"tool": ZOOM_TOOL_NAME, "schema": json.dumps(ZOOM_TOOL_SCHEMA)}

@@ -182,6 +182,10 @@ class GRPOSettings(_Strict):
     vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, le=1)
     report_to: list[str] = Field(default_factory=list)
     log_completions: bool = False
+    force_mode: Literal["tool_on", "tool_off"] | None = None
+    """Pin the rollouts' mode: the other mode token is suppressed at sampling, so it can never be
+    chosen (the ``always_tool`` and ``text_only`` rows of the paper's component table). Not with
+    vLLM."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Further ``GRPOConfig`` fields passed through unchanged (checked by TRL itself)."""
 
@@ -254,6 +258,12 @@ class AutoToolTrainConfig(_Strict):
             raise ValueError(
                 "grpo.use_vllm needs a GPU and a real checkpoint: set use_vllm: false for CPU or tiny runs"
             )
+        if g.force_mode is not None and g.use_vllm:
+            raise ValueError(
+                "grpo.force_mode suppresses a token in transformers' sampling; set use_vllm: false"
+            )
+        if not self.zoom.enabled and g.force_mode == "tool_on":
+            raise ValueError("grpo.force_mode: tool_on needs the tool; set zoom.enabled: true")
         if self.amb.total_steps is None and self.amb.release_step is None:
             # The run's length is known here, so AMB's default release (the last quarter) applies.
             self.amb = self.amb.model_copy(update={"total_steps": g.max_steps})

@@ -144,7 +144,8 @@ def evaluate_saved(
         "max_turns": 1 + cfg.grpo.max_tool_calling_iterations,
         "compact": cfg.prompt_style == "compact",
     }
-    ev = Evaluation(free=evaluate_policy(model, processor, rows, **kw))
+    # A preset that pins the mode in training (always_tool, text_only) is scored in that mode.
+    ev = Evaluation(free=evaluate_policy(model, processor, rows, force_mode=cfg.grpo.force_mode, **kw))
     if forced:
         if cfg.zoom.enabled:
             ev.forced_on = evaluate_policy(model, processor, rows, force_mode="tool_on", **kw)

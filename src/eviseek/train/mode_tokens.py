@@ -67,7 +67,11 @@ def prepare_checkpoint(model_dir: str | Path, out_dir: str | Path) -> Path:
     # The processor is not loaded: in verl's environment Qwen's image processors need torchvision.
     out.mkdir(parents=True, exist_ok=True)
     for f in src.iterdir():
-        if f.is_file() and not f.name.endswith((".safetensors", ".bin", ".pt")) and "index.json" not in f.name:
+        if (
+            f.is_file()
+            and not f.name.endswith((".safetensors", ".bin", ".pt"))
+            and "index.json" not in f.name
+        ):
             shutil.copy2(f, out / f.name)
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(src))
     loader = getattr(transformers, "AutoModelForImageTextToText", None) or transformers.AutoModelForVision2Seq

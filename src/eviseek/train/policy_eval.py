@@ -83,7 +83,7 @@ def evaluate_policy(
     for row in rows:
         images = row.pil_images()
         env.reset(images=images)
-        prompt = prompt_for(row, coordinates, frame, compact=compact)
+        prompt = prompt_for(row, coordinates, frame, compact=compact, offer_tool=tools)
         it = iter(images)
         user = [
             {"type": "image", "image": next(it)} if p["type"] == "image" else p for p in prompt[1]["content"]

@@ -3,9 +3,12 @@
 A preset is a set of dotted config overrides applied before the user's own (``eviseek train
 autotool --preset NAME`` or ``preset:`` in a config file). The paper's rows:
 
-* ``text_only`` (#1): GRPO without the tool, accuracy and format rewards only.
-* ``always_tool`` (#2, DeepEyes): the tool reward of DeepEyes (1 for a crop and a correct answer,
-  whatever the mode), no AMB, no penalty.
+* ``text_only`` (#1): GRPO without the tool, accuracy and format rewards only. The tool is never
+  offered: no tool list, a system prompt that names no tool or mode choice, and ``<tool_on>``
+  suppressed at sampling (``grpo.force_mode: tool_off``).
+* ``always_tool`` (#2, DeepEyes): every rollout zooms: ``<tool_off>`` is suppressed at sampling
+  (``grpo.force_mode: tool_on``), with the tool reward of DeepEyes (1 for a crop and a correct
+  answer), no AMB, no penalty.
 * ``fixed_ratio`` (#3): MSPO with AMB holding the mode ratio all run long, no penalty, no release.
 * ``penalty`` (#4): ``fixed_ratio`` plus the -0.5 penalty for a tool call with a wrong answer.
 * ``release`` (#5): ``fixed_ratio`` plus AMB's release at the end (the last quarter of the steps).
@@ -20,8 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 PRESETS: dict[str, dict[str, Any]] = {
-    "text_only": {"zoom.enabled": False, "rewards.tool_scheme": "none"},
-    "always_tool": {"rewards.tool_scheme": "deepeyes", "rewards.on_wrong": 0.0},
+    "text_only": {"zoom.enabled": False, "rewards.tool_scheme": "none", "grpo.force_mode": "tool_off"},
+    "always_tool": {"rewards.tool_scheme": "deepeyes", "rewards.on_wrong": 0.0, "grpo.force_mode": "tool_on"},
     "fixed_ratio": {"rewards.on_wrong": 0.0, "amb.release_fraction": None},
     "penalty": {"amb.release_fraction": None},
     "release": {"rewards.on_wrong": 0.0},

@@ -209,7 +209,11 @@ def _build_tokenizer(cfg: TinyVLMConfig) -> Any:
         show_progress=False,
     )
     tok.train_from_iterator(_corpus(), trainer=trainer)
-    tags = TAG_TOKENS if cfg.mode_tokens else tuple(t for t in TAG_TOKENS if t not in ("<tool_on>", "<tool_off>"))
+    tags = (
+        TAG_TOKENS
+        if cfg.mode_tokens
+        else tuple(t for t in TAG_TOKENS if t not in ("<tool_on>", "<tool_off>"))
+    )
     tok.add_tokens([tokenizers.AddedToken(t, special=False, normalized=False) for t in tags])
     fast = transformers.PreTrainedTokenizerFast(
         tokenizer_object=tok,

@@ -14,12 +14,18 @@ from eviseek.train.frames import ImageFrame, box_frame
 
 
 def prompt_for(
-    row: TrainingRow, coordinates: Coordinates, frame: ImageFrame, *, compact: bool = False
+    row: TrainingRow,
+    coordinates: Coordinates,
+    frame: ImageFrame,
+    *,
+    compact: bool = False,
+    offer_tool: bool = True,
 ) -> list[dict[str, Any]]:
     """TRL conversational prompt of a row: system turn, then the images and the question.
 
     The tool list is not in the system text: TRL's chat template renders the tools itself.
-    ``compact`` uses the short prompts (``prompt_style: compact`` in the training config).
+    ``compact`` uses the short prompts (``prompt_style: compact`` in the training config);
+    ``offer_tool=False`` a system prompt that mentions neither the tool nor a mode choice.
     """
     size: tuple[int, int] | None = None
     fmt = row.answer_format()
@@ -40,21 +46,31 @@ def prompt_for(
         # Both turns use content lists: Arrow cannot store a column that mixes strings and lists.
         {
             "role": "system",
-            "content": [{"type": "text", "text": system_prompt(tools=False, compact=compact)}],
+            "content": [
+                {
+                    "type": "text",
+                    "text": system_prompt(tools=False, compact=compact, offer_tool=offer_tool),
+                }
+            ],
         },
         {"role": "user", "content": content},
     ]
 
 
 def trl_dataset(
-    rows: Sequence[TrainingRow], coordinates: Coordinates, frame: ImageFrame, *, compact: bool = False
+    rows: Sequence[TrainingRow],
+    coordinates: Coordinates,
+    frame: ImageFrame,
+    *,
+    compact: bool = False,
+    offer_tool: bool = True,
 ) -> Any:
     """A ``datasets.Dataset`` in TRL's VLM format with the columns the rewards read."""
     datasets = require("datasets", "train", "AutoTool training data")
     records = []
     for row in rows:
         rec = row.to_trl(tools_in_system=False)
-        rec["prompt"] = prompt_for(row, coordinates, frame, compact=compact)
+        rec["prompt"] = prompt_for(row, coordinates, frame, compact=compact, offer_tool=offer_tool)
         records.append(rec)
     return datasets.Dataset.from_list(records)
 

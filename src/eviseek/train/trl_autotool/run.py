@@ -157,7 +157,7 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
     if not train_rows:
         raise ConfigError("the training data has no rows")
     compact = cfg.prompt_style == "compact"
-    dataset = trl_dataset(train_rows, coords, frame, compact=compact)
+    dataset = trl_dataset(train_rows, coords, frame, compact=compact, offer_tool=cfg.zoom.enabled)
     factory = functools.partial(ZoomToolEnvironment, coords, frame, cfg.zoom.settings)
     probe = factory()
 
@@ -184,6 +184,17 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
 
     g = cfg.grpo
     extra = dict(g.extra)
+    if g.force_mode is not None:
+        # The other mode's token can never be sampled (TRL's own suppression of the image token
+        # is kept): every rollout that writes a mode token writes the forced one.
+        other = "<tool_off>" if g.force_mode == "tool_on" else "<tool_on>"
+        suppress = [tokenizer.convert_tokens_to_ids(other)]
+        image_token = getattr(getattr(model, "config", None), "image_token_id", None)
+        if image_token is not None:
+            suppress.append(image_token)
+        kwargs = dict(extra.get("generation_kwargs") or {})
+        kwargs["suppress_tokens"] = sorted(set(suppress) | set(kwargs.get("suppress_tokens") or []))
+        extra["generation_kwargs"] = kwargs
     if g.gradient_checkpointing:
         # Passed only when wanted: the argument is deprecated in transformers 5 and warns when set.
         extra.setdefault("gradient_checkpointing", True)
