@@ -58,11 +58,17 @@ def stage_one(args: argparse.Namespace) -> bool:
     ran = not (warm / "warmup.json").is_file()
     if ran:
         start = time.perf_counter()
-        report = warm_start(load_config(args.config, _overrides(args)), warm)
+
+        def progress(model: object, processor: object, steps: int) -> None:
+            if steps % 100 == 0:
+                print(f"warm-up step {steps} at {time.perf_counter() - start:.0f} s", flush=True)
+
+        report = warm_start(load_config(args.config, _overrides(args)), warm, on_step=progress)
         seconds = time.perf_counter() - start
         print(f"warm-up: {report.steps} steps in {seconds:.0f} s, loss {report.losses[-1]:.3f}")
     if not (warm / "heldout.json").is_file():
-        cfg = load_config(args.config, {"tiny_model": None, "model": str(warm), "warmup.steps": 0})
+        over = {**_overrides(args), "tiny_model": None, "model": str(warm), "warmup.steps": 0}
+        cfg = load_config(args.config, over)
         model, processor, _ = load_model_and_processor(cfg)
         from eviseek.train.learning_run import Evaluation
 
@@ -164,6 +170,9 @@ def main() -> None:
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args()
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stdout)
     if args.seed is not None:
         args.set = seed_overrides(args.seed) + args.set
         args.seed = None  # passed on to variant processes as the --set items

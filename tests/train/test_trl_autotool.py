@@ -96,6 +96,19 @@ def test_grpo_smoke_runs_real_steps_with_the_zoom_tool(tmp_path: Path) -> None:
             assert (a["lambda_on"] > a["lambda_off"]) == (a["ratio_on"] < 0.5)
     saved = json.loads((Path(cfg.output_dir) / "summary.json").read_text())
     assert saved["steps"] == 3
+    # Table 8's inputs: wall time and tokens per step, split by the mode each rollout chose.
+    cost_lines = [json.loads(x) for x in (Path(cfg.output_dir) / "mode_cost.jsonl").read_text().splitlines()]
+    assert [c["step"] for c in cost_lines] == [1, 2, 3] and all(c["seconds"] > 0 for c in cost_lines)
+    per_step = [sum(m["rollouts"] for m in c["modes"].values()) for c in cost_lines]
+    assert per_step == [4, 4, 4], cost_lines  # every rollout of the step counted in one mode
+    modes = saved["mode_cost"]["modes"]
+    assert sum(m["rollouts"] for m in modes.values()) == 12 and all(m["tokens"] > 0 for m in modes.values())
+    assert (
+        abs(sum(m["seconds_by_token_share"] for m in modes.values()) - saved["mode_cost"]["seconds"]) < 1e-6
+    )
+    # The run directory keeps the exact prompts it trained on.
+    prompts = [json.loads(x) for x in (Path(cfg.output_dir) / "prompts.jsonl").read_text().splitlines()]
+    assert len(prompts) == 4 and prompts[0]["prompt"][0]["role"] == "system"
 
     # The trained policy loads back through the hf/ provider.
     import asyncio

@@ -34,6 +34,8 @@ class FullRolloutReward:
         self.monitor = monitor
         self.rollouts_seen = 0
         self.crops_in_completions = 0
+        self.pending_cost: dict[str, dict[str, float]] = {}
+        """Rollouts and completion tokens per chosen mode since :meth:`take_cost` last ran."""
         self.__name__ = getattr(reward, "__name__", type(reward).__name__)
 
     def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
@@ -45,6 +47,13 @@ class FullRolloutReward:
             crops = sum(crop_turns(m) for m in rebuilt)
             self.rollouts_seen += len(rebuilt)
             self.crops_in_completions += crops
+            for m, i in zip(rebuilt, ids, strict=True):
+                mode = parse_completion(m).mode or "no_mode"
+                cost = self.pending_cost.setdefault(mode, {"rollouts": 0.0, "tokens": 0.0})
+                cost["rollouts"] += 1
+                # Every completion token: the reply, and the tool's reply with its crop's image
+                # tokens, which the policy also runs its forward and backward passes over.
+                cost["tokens"] += len(i)
             log_metric = kwargs.get("log_metric")
             values = self.reward(completions=rebuilt, **kwargs)
             if callable(log_metric):
@@ -56,3 +65,8 @@ class FullRolloutReward:
                     log_metric(f"autotool/{key}", value)
             return values
         return self.reward(completions=rebuilt, **kwargs)
+
+    def take_cost(self) -> dict[str, dict[str, float]]:
+        """The per-mode rollouts and tokens gathered since the last call (and reset them)."""
+        out, self.pending_cost = self.pending_cost, {}
+        return out

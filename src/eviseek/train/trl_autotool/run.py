@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import time
@@ -20,7 +21,7 @@ from eviseek.train.data import TrainingRow
 from eviseek.train.frames import ImageFrame
 from eviseek.train.mode_tokens import add_mode_tokens
 from eviseek.train.rewards import build_reward_functions
-from eviseek.train.trl_autotool.callbacks import make_amb_callback
+from eviseek.train.trl_autotool.callbacks import make_amb_callback, make_mode_cost_callback, mode_cost_summary
 from eviseek.train.trl_autotool.dataset import load_rows, trl_dataset, warmup_rows
 from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
 from eviseek.train.trl_autotool.reward_wrappers import FullRolloutReward
@@ -46,6 +47,10 @@ class TrainSummary(BaseModel):
     """Tool replies with an image found in the completions the rewards scored (TRL drops a
     tool reply whose tokens would exceed ``max_completion_length``)."""
     saved_model: str | None = None
+    mode_cost: dict[str, Any] = Field(default_factory=dict)
+    """Wall time and tokens of the GRPO steps, split by the mode each rollout chose
+    (:func:`~eviseek.train.trl_autotool.callbacks.mode_cost_summary`; per step in
+    ``mode_cost.jsonl``)."""
 
 
 class AutoToolRun:
@@ -66,6 +71,8 @@ class AutoToolRun:
         self.amb = amb
         self.warmup = warmup
         self.environments = environments
+        self.mode_cost: Any = None
+        """The run's :class:`~eviseek.train.trl_autotool.callbacks.ModeCostCallback`."""
 
     def train(self, *, save: bool = True) -> TrainSummary:
         """Run GRPO to ``grpo.max_steps`` and write the summary (and the model when ``save``)."""
@@ -94,6 +101,7 @@ class AutoToolRun:
             tool_crops_returned=sum(e.total_crops for e in envs),
             crops_in_completions=getattr(monitor, "crops_in_completions", 0),
             saved_model=saved,
+            mode_cost=mode_cost_summary(self.mode_cost.steps) if self.mode_cost is not None else {},
         )
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(summary.model_dump_json(indent=2), encoding="utf-8")
@@ -103,6 +111,15 @@ class AutoToolRun:
         pool = getattr(self.trainer, "_environment_pool", None) or {}
         envs = [e for instances in pool.values() for e in instances]
         return envs or self.environments
+
+
+def _write_prompts(path: Path, rows: Sequence[TrainingRow], dataset: Any) -> None:
+    """The exact prompt of every training row, as TRL receives it (images as placeholders; the
+    chat template adds the tool list when the tool is offered)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for row, rec in zip(rows, dataset, strict=True):
+            fh.write(json.dumps({"id": row.id, "prompt": rec["prompt"]}) + "\n")
 
 
 def _jsonable(value: Any) -> Any:
@@ -158,6 +175,7 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
         raise ConfigError("the training data has no rows")
     compact = cfg.prompt_style == "compact"
     dataset = trl_dataset(train_rows, coords, frame, compact=compact, offer_tool=cfg.zoom.enabled)
+    _write_prompts(Path(cfg.output_dir) / "prompts.jsonl", train_rows, dataset)
     factory = functools.partial(ZoomToolEnvironment, coords, frame, cfg.zoom.settings)
     probe = factory()
 
@@ -230,6 +248,7 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
         **extra,
     )
     callback = make_amb_callback(amb, Path(cfg.output_dir) / "amb.jsonl")
+    cost = make_mode_cost_callback(reward_funcs[0], Path(cfg.output_dir) / "mode_cost.jsonl")
     trainer = grpo_trainer_class()(
         model=model,
         reward_funcs=reward_funcs,
@@ -237,9 +256,11 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
         train_dataset=dataset,
         processing_class=processor,
         environment_factory=factory if cfg.zoom.enabled else None,
-        callbacks=[callback],
+        callbacks=[callback, cost],
     )
-    return AutoToolRun(cfg, trainer, model_path, amb, warm, [probe])
+    run = AutoToolRun(cfg, trainer, model_path, amb, warm, [probe])
+    run.mode_cost = cost
+    return run
 
 
 def _image_fields_as_tensors(fields: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ zoom call on the row's evidence box, the crop the real tool returns and the answ
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -23,6 +24,8 @@ from eviseek.train.frames import ImageFrame, box_frame
 from eviseek.train.rollouts import IM_END, IM_START
 from eviseek.train.trl_autotool.dataset import prompt_for
 from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
+
+_log = logging.getLogger(__name__)
 
 
 class WarmupReport(BaseModel):
@@ -439,6 +442,7 @@ def _crop_check(
         start = time.perf_counter()
         result = crop_reading(model, processor, rows, env, coordinates, frame, tools, compact=compact)
         checks.append({"crop_step": float(crop_step), **result, "seconds": time.perf_counter() - start})
+        _log.info("crop check after %d crop steps: %s", crop_step, json.dumps(checks[-1]))
         return result["accuracy"] >= c.target
 
     return check, checks
