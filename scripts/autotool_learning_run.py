@@ -167,6 +167,11 @@ def main() -> None:
     p.add_argument(
         "--seed", type=int, help="run seed S: model init and all data seeds together (see seed_overrides)"
     )
+    p.add_argument(
+        "--seeds-table",
+        help="S1,S2,...: write only the across-seeds table of runs OUT/s<S> (made with --seed S "
+        "--out OUT/s<S>) to --report",
+    )
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -179,6 +184,9 @@ def main() -> None:
     if args.one:
         one_variant(args, args.one)
         return
+    if args.seeds_table:
+        write_seeds_table(args)
+        return
     if not args.report_only:
         start, load0 = time.time(), os.getloadavg()[0]
         warmed = stage_one(args)
@@ -188,6 +196,28 @@ def main() -> None:
 
     path = write_report(args.out, args.report, command=_command(args), notes=_notes(args))
     print(f"report: {path}")
+
+
+def write_seeds_table(args: argparse.Namespace) -> None:
+    """The across-seeds table (``learning_report.seeds_table``) with each seed's run time."""
+    from eviseek.train.learning_report import seeds_table
+
+    seeds = [int(s) for s in args.seeds_table.split(",") if s]
+    runs = {s: args.out / f"s{s}" for s in seeds}
+    lines = ["| seed | run time | load average (start, end) |", "|---|---|---|"]
+    for s, path in runs.items():
+        t = path / "run_time.json"
+        if t.is_file():
+            r = json.loads(t.read_text(encoding="utf-8"))
+            lines.append(
+                f"| {s} | {r['wall_seconds'] / 60:.1f} min wall, {r['cpu_seconds'] / 60:.1f} min CPU | "
+                f"{r['load_average_start']:.1f}, {r['load_average_end']:.1f} |"
+            )
+        else:
+            lines.append(f"| {s} | did not finish | |")
+    text = "\n".join([*seeds_table(runs), "", *lines]) + "\n"
+    args.report.write_text(text, encoding="utf-8")
+    print(f"seeds table: {args.report}")
 
 
 def _write_run_time(out: Path, start: float, load0: float, warmed: bool) -> None:

@@ -84,7 +84,7 @@ def test_warm_up_then_grpo_raises_the_reward(tmp_path: Path) -> None:
     assert len(table) >= 3 and all(len(re.split(r"(?<!\\)\|", row)) == 6 for row in table), table
     assert (tmp_path / "report" / "main_run.png").stat().st_size > 1000
     goals = check_goals(before, {"autotool": result})
-    assert {g.name for g in goals} >= {"held-out accuracy above the warm-up model's"}
+    assert {g.name for g in goals} >= {"held-out accuracy at least the warm-up model's best fixed way"}
 
 
 @pytest.mark.slow
@@ -168,3 +168,56 @@ def test_the_warm_up_fits_its_own_questions_when_the_config_names_them(
     bad = _config(tmp_path, warmup={"steps": 1, "data": missing})
     with pytest.raises(ConfigError, match=r"warmup\.data\.file\.path .*nope\.parquet does not exist"):
         warmup_rows(bad)
+
+
+def _save_seed(out: Path, *, greedy: float, always: float, never: float, grpo: float, on_need: float) -> None:
+    from eviseek.train.learning_run import Evaluation, VariantResult
+    from eviseek.train.policy_eval import HeldOutResult
+    from eviseek.train.trl_autotool.warmup import WarmupReport
+
+    (out / "warm").mkdir(parents=True)
+    checks = [
+        {"crop_step": 1000.0, "accuracy": 0.5, "questions": 24.0},
+        {"crop_step": 1100.0, "accuracy": 0.8, "questions": 24.0},
+    ]
+    warm = WarmupReport(
+        steps=2000, losses=[7.0, 0.01], crop_steps=1100, crop_checks=checks, crop_check_passed=True
+    )
+    (out / "warm" / "warmup.json").write_text(warm.model_dump_json())
+    ev = Evaluation(
+        free=HeldOutResult(stats={"accuracy": greedy}),
+        forced_on=HeldOutResult(stats={"accuracy": always, "accuracy_need_zoom": 0.8}),
+        forced_off=HeldOutResult(stats={"accuracy": never}),
+    )
+    (out / "warm" / "heldout.json").write_text(ev.model_dump_json())
+    stats = {"accuracy": grpo, "tool_on_share_need_zoom": on_need, "tool_on_share_no_need": 0.1}
+    res = VariantResult(
+        name="autotool",
+        preset="autotool",
+        steps=40,
+        train_seconds=1.0,
+        heldout=Evaluation(free=HeldOutResult(stats=stats)),
+    )
+    (out / "autotool").mkdir()
+    (out / "autotool" / "result.json").write_text(res.model_dump_json())
+
+
+def test_accuracy_goal_compares_with_the_best_of_three_warm_up_scores_and_seeds_are_tabled(
+    tmp_path: Path,
+) -> None:
+    from eviseek.train.learning_report import load_results, seeds_table
+
+    # Greedy decoding gave the warm-up 0.55, but always zooming would have given 0.90: GRPO's 0.88
+    # does not reach the warm-up's best fixed way.
+    _save_seed(tmp_path / "s2", greedy=0.55, always=0.90, never=0.70, grpo=0.88, on_need=1.0)
+    _save_seed(tmp_path / "s3", greedy=0.80, always=0.85, never=0.70, grpo=0.85, on_need=0.9)
+    _, warm, results = load_results(tmp_path / "s2")
+    acc_goal = check_goals(warm, results)[2]
+    assert not acc_goal.met and "always zoom 0.90" in acc_goal.target
+    _, warm, results = load_results(tmp_path / "s3")
+    assert check_goals(warm, results)[2].met  # equal to the best counts ("at least")
+
+    lines = seeds_table({2: tmp_path / "s2", 3: tmp_path / "s3", 4: tmp_path / "s4"})
+    rows = {line.split("|")[1].strip(): line for line in lines[2:]}
+    assert "2 of 3" in rows["2"] and "3 of 3" in rows["3"] and "did not run" in rows["4"]
+    assert "0.95 (n=2)" in rows["mean"] and "0.90-1.00 (n=2)" in rows["spread (min-max)"]
