@@ -203,3 +203,23 @@ def test_grounding_questions_get_the_plain_system_prompt_and_the_grounding_reque
     assert system.text() == GROUNDING_SYSTEM
     assert '"the blue cup"' in user.text() and "<tool_on>" not in user.text() and "bbox_2d" in user.text()
     assert traj.result is not None and traj.result.answer is not None and "bbox_2d" in traj.result.answer
+
+
+def test_reasoning_question_is_asked_with_its_official_prompt_and_scored_by_its_rules() -> None:
+    from eviseek.autotool.official import official_prompt
+    from eviseek.autotool.scoring import answer_text, score_episode_answer
+
+    q = _question()
+    q.contract = AnswerContract(kind="option", options=["1", "2", "3"])
+    q.ground_truth = "C"
+    q.metadata = {"benchmark": "mathvision", "prompt_style": "official", "question_raw": "How many?"}
+    model = ScriptedModel(["<tool_off><think>three</think> so the count is \\boxed{C}"])
+    env = as_async(ImageZoomEnv(max_pixels=600_000))
+    traj = asyncio.run(AutoToolAgent().run(env, q, model))
+    # The benchmark's own prompt is the user turn (the protocol's system prompt stays), and a reply
+    # in the benchmark's format ends the episode without an <answer> block.
+    messages, _ = model.requests[0]
+    assert messages[1].text() == official_prompt(q) and messages[0].role == "system"
+    assert traj.result is not None and traj.result.calls == 1
+    verdict = score_episode_answer(q, answer_text(traj.plan, traj.result.raw_answer), traj.plan)
+    assert verdict.correct and verdict.answer == "C"

@@ -21,12 +21,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from eviseek.autotool.official import official_prompt
 from eviseek.autotool.parser import ParsedTurn, ToolCall, parse_turn
 from eviseek.autotool.prompts import (
     GROUNDING_SYSTEM,
     ForceHow,
     answer_format,
     final_answer_text,
+    force_suffix,
     grounding_prompt,
     no_action_text,
     system_prompt,
@@ -36,6 +38,7 @@ from eviseek.autotool.prompts import (
     user_prompt,
 )
 from eviseek.autotool.protocol import ZOOM_TOOL_NAME, ZOOM_TOOL_SCHEMA, Mode
+from eviseek.autotool.scoring import uses_official_prompt
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model, generate_recorded
 from eviseek.types import (
@@ -180,6 +183,13 @@ class AutoToolAgent:
                 ChatMessage.system(GROUNDING_SYSTEM),
                 ChatMessage.user(shown, grounding_prompt(str(question.metadata["expression"]))),
             ]
+        elif uses_official_prompt(question):
+            # The benchmark's own prompt (appendix A.2) after the protocol's system prompt, so the
+            # model still chooses its mode; a forced mode token goes at the end, as usual.
+            text = official_prompt(question)
+            if self.force_mode is not None:
+                text += "\n" + force_suffix(self.force_mode, self.force_how)
+            messages = [ChatMessage.system(system_prompt()), ChatMessage.user(shown, text)]
         else:
             text = user_prompt(
                 question.text,
@@ -189,6 +199,7 @@ class AutoToolAgent:
                 force_how=self.force_how,
             )
             messages = [ChatMessage.system(system_prompt()), ChatMessage.user(shown, text)]
+        official = uses_official_prompt(question)
         frame_of: dict[int, int] = {id(shown): 0}
         mode: Mode | None = None
         declared = False
@@ -223,7 +234,10 @@ class AutoToolAgent:
             messages.append(ChatMessage.assistant(completion.text))
             if parsed.answer is not None:
                 answer = parsed.answer
-            if parsed.answer is not None and not parsed.tool_calls:
+            elif official and not parsed.tool_calls:
+                # The benchmark's prompt asks for its own answer format: its scorer reads the reply.
+                answer = completion.text
+            if (parsed.answer is not None or official) and not parsed.tool_calls:
                 break
             if last_turn:
                 break

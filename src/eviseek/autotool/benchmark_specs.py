@@ -6,7 +6,11 @@ benchmarks) and ``synthetic:N[:WIDTH]``. OPTIONS, joined by ``&``:
 
 * ``shuffle=on|off`` (V* only, default on): shuffle the options, since the source lists the
   correct one first; ``off`` keeps the source order, as DeepEyes' evaluation shows them;
-* ``seed=N`` (V* and synthetic, default 0): the seed of that shuffle / of the generated images.
+* ``seed=N`` (V* and synthetic, default 0): the seed of that shuffle / of the generated images;
+* ``prompt=official|autotool`` (the six reasoning benchmarks, default ``official``): ask and score
+  each question with the benchmark's own prompt and scorer (:mod:`eviseek.autotool.official`),
+  or with the dual-mode prompt and its ``<answer>`` extraction (``autotool``, labelled so in
+  every question's ``metadata["prompt_style"]``).
 
 Every question is hosted by ``eviseek/ImageZoom-v0`` and scored by the AutoTool rules
 (:func:`eviseek.autotool.scoring.score_episode_answer`); ``metadata["autotool_kind"]`` names the
@@ -41,30 +45,43 @@ def image_cache_dir() -> Path:
 
 
 def parse_options(name: str, arg: str) -> tuple[str, int, bool]:
-    """``PATH?seed=3&shuffle=off`` into ``(PATH, seed, shuffle)``."""
+    """``PATH?seed=3&shuffle=off`` into ``(PATH, seed, shuffle)`` (see :func:`parse_spec_options`)."""
+    path, seed, shuffle, _ = parse_spec_options(name, arg)
+    return path, seed, shuffle
+
+
+def parse_spec_options(name: str, arg: str) -> tuple[str, int, bool, str]:
+    """``PATH?seed=3&shuffle=off&prompt=autotool`` into ``(PATH, seed, shuffle, prompt)``."""
+    from eviseek.autotool.reasoning import PROMPT_STYLES, REASONING_BENCHMARKS
+
     path, _, query = arg.partition("?")
-    seed, shuffle = 0, True
+    seed, shuffle, prompt = 0, True, "official"
     for part in filter(None, query.split("&")):
         key, _, value = part.partition("=")
         if key == "seed" and value.lstrip("-").isdigit() and name in ("vstar", "synthetic"):
             seed = int(value)
         elif key == "shuffle" and value in ("on", "off", "1", "0", "true", "false") and name == "vstar":
             shuffle = value in ("on", "1", "true")
+        elif key == "prompt" and value in PROMPT_STYLES and name in REASONING_BENCHMARKS:
+            prompt = value
         else:
             raise ConfigError(
                 f"{name} option {part!r} not understood; V* takes shuffle=on|off and seed=N, "
-                "synthetic takes seed=N, e.g. vstar:PATH?shuffle=off"
+                "synthetic takes seed=N, the reasoning benchmarks take prompt=official|autotool, "
+                "e.g. vstar:PATH?shuffle=off or mathvista:PATH?prompt=autotool"
             )
-    return path, seed, shuffle
+    return path, seed, shuffle, prompt
 
 
 def load_autotool_benchmark(name: str, arg: str) -> list[Question]:
     """The questions of ``NAME:ARG`` (see the module docstring), ready for ``eval.runner``."""
-    path, seed, shuffle = parse_options(name, arg)
+    path, seed, shuffle, prompt = parse_spec_options(name, arg)
     if not path:
         raise ConfigError(f"dataset {name}: give a path after the colon, e.g. {name}:/data/{name}")
     kind: DatasetKind
-    kind, questions = load_benchmark(f"{name}:{path}", image_cache_dir(), seed=seed, shuffle_vstar=shuffle)
+    kind, questions = load_benchmark(
+        f"{name}:{path}", image_cache_dir(), seed=seed, shuffle_vstar=shuffle, prompt_style=prompt
+    )
     for q in questions:
         if kind == "grounding" and name != "grounding":
             q.family = name  # refcoco, refcoco+ or refcocog: reported as separate benchmarks

@@ -362,6 +362,7 @@ def load_benchmark(
     seed: int = 0,
     limit: int | None = None,
     shuffle_vstar: bool = True,
+    prompt_style: str = "official",
 ) -> tuple[DatasetKind, list[Question]]:
     """Load ``NAME:PATH`` or ``synthetic:N[:WIDTH]``.
 
@@ -391,7 +392,8 @@ def load_benchmark(
     if kind == "reasoning":
         from eviseek.autotool.reasoning import load_reasoning
 
-        return kind, load_reasoning(name.lower(), arg, image_dir, limit=limit)
+        style: Any = prompt_style
+        return kind, load_reasoning(name.lower(), arg, image_dir, limit=limit, prompt_style=style)
     if kind == "hrbench":
         return kind, load_hrbench(arg, image_dir, limit=limit)
     if kind == "pope":

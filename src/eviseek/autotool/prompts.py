@@ -138,6 +138,11 @@ def user_prompt(
     return text
 
 
+def force_suffix(mode: Mode, how: ForceHow = "token") -> str:
+    """What pins a mode at the end of a user turn: the mode token, or the sentence that asks for it."""
+    return TOKEN_OF_MODE[mode] if how == "token" else _FORCE_INSTRUCTION[mode]
+
+
 def tool_response_text(description: str) -> tuple[str, str]:
     """Text before and after the crop image in the user turn that returns a zoom.
 

@@ -95,14 +95,29 @@ def _truth_letters(answer: Any, options: list[str]) -> str | None:
     return None
 
 
+PromptStyle = Literal["official", "autotool"]
+PROMPT_STYLES: tuple[str, ...] = ("official", "autotool")
+
+
 def load_reasoning(
-    benchmark: str, path: str | Path, image_dir: str | Path, *, limit: int | None = None
+    benchmark: str,
+    path: str | Path,
+    image_dir: str | Path,
+    *,
+    limit: int | None = None,
+    prompt_style: PromptStyle = "official",
 ) -> list[Question]:
     """Questions of one reasoning benchmark from its parquet/JSON(L) release or VLMEvalKit TSV.
 
     Option questions get ``kind="option"`` and the answer as letters; the rest keep the answer
     text (``metadata["answer_type"]`` and ``metadata["precision"]`` guide scoring).
+    ``prompt_style`` (``metadata["prompt_style"]``) decides how the question is asked and scored:
+    ``official``, the benchmark's own prompt and scorer (:mod:`eviseek.autotool.official`, the
+    default), or ``autotool``, the dual-mode prompt with the ``<answer>`` extraction below.
+    The fields the official prompts are built from are kept in the metadata.
     """
+    if prompt_style not in PROMPT_STYLES:
+        raise ConfigError(f"prompt style {prompt_style!r}: use official or autotool")
     name = benchmark.lower()
     if name not in REASONING_BENCHMARKS:
         raise ConfigError(
@@ -132,7 +147,17 @@ def load_reasoning(
             "precision": row.get("precision"),
             "unit": row.get("unit"),
             "answer_text": str(answer),
+            "prompt_style": prompt_style,
+            "question_raw": str(question),
+            "options": options,
         }
+        # What the official prompts are built from: MathVista's ready-made query, MathVerse's
+        # chain-of-thought query, WeMath's option line as released.
+        query = _first(row, ("query",)) if name == "mathvista" else _first(row, ("query_cot",))
+        if name in ("mathvista", "mathverse") and query is not None:
+            meta["query"] = str(query)
+        if name == "wemath" and isinstance(row.get("option"), str):
+            meta["option_text"] = row["option"]
         for k in ("problem_version", "level", "subject", "skill", "skills", "key", "category", "split"):
             if row.get(k) not in (None, ""):
                 meta[k] = str(row[k])

@@ -132,6 +132,15 @@ def check_answer(
     return verdict.correct, verdict.answer
 
 
+def uses_official_prompt(question: Question) -> bool:
+    """Whether a reasoning-benchmark question is asked and scored the benchmark's own way
+    (``metadata["prompt_style"]``: ``official``, the default, or ``autotool``)."""
+    return (
+        question.metadata.get("benchmark") in REASONING_BENCHMARKS
+        and question.metadata.get("prompt_style", "official") == "official"
+    )
+
+
 def answer_text(plan: AgentPlan, raw: str | None) -> str | None:
     """The ``<answer>`` text of an AutoTool episode: the agent's record of it in the trajectory's
     plan, else (trajectories saved before that record existed) read from the last reply."""
@@ -149,8 +158,10 @@ def score_episode_answer(question: Question, text: str | None, plan: AgentPlan) 
 
     Grounding questions: the box is written in the shown frame (``plan.shown_size``) and
     mapped to the original pixels (``plan.original_size``) before the IoU with the ground
-    truth; ``score`` is the IoU and ``answer`` the mapped box. Reasoning benchmarks use their
-    answer extraction (:mod:`eviseek.autotool.reasoning`); everything else :func:`check_answer`.
+    truth; ``score`` is the IoU and ``answer`` the mapped box. Reasoning benchmarks use their own
+    scorer (:mod:`eviseek.autotool.official`) on the final reply, or, when asked with the
+    dual-mode prompt, the ``<answer>`` extraction of :mod:`eviseek.autotool.reasoning`;
+    everything else :func:`check_answer`.
     """
     if question.contract.kind == "bbox":
         box = parse_box(text) if text is not None and len(text) <= MAX_ANSWER_CHARS else None
@@ -166,7 +177,12 @@ def score_episode_answer(question: Question, text: str | None, plan: AgentPlan) 
             answer=json.dumps([round(v, 1) for v in box]), correct=value >= IOU_THRESHOLD, score=value
         )
     if question.metadata.get("benchmark") in REASONING_BENCHMARKS:
-        ok, canon = score_reasoning(text or "", question)
+        if uses_official_prompt(question):
+            from eviseek.autotool.official import official_score
+
+            ok, canon = official_score(text or "", question)
+        else:
+            ok, canon = score_reasoning(text or "", question)
     else:
         contract = question.contract
         ok, canon = check_answer(text, question.ground_truth, contract.kind, contract.options)
