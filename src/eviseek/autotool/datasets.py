@@ -39,7 +39,7 @@ from eviseek.errors import ConfigError
 from eviseek.types import AnswerContract, Image, Question
 from eviseek.types.atomic import write_atomic
 
-DatasetKind = Literal["vstar", "hrbench", "pope", "grounding", "synthetic", "reasoning"]
+DatasetKind = Literal["vstar", "hrbench", "pope", "grounding", "synthetic", "reasoning", "reasonseg"]
 KINDS: dict[str, DatasetKind] = {
     "vstar": "vstar",
     "hrbench": "hrbench",
@@ -55,6 +55,7 @@ KINDS: dict[str, DatasetKind] = {
         for name in ("mathvista", "mathverse", "mathvision", "wemath", "dynamath", "logicvista")
     },
     "synthetic": "synthetic",
+    "reasonseg": "reasonseg",
 }
 
 
@@ -394,6 +395,10 @@ def load_benchmark(
 
         style: Any = prompt_style
         return kind, load_reasoning(name.lower(), arg, image_dir, limit=limit, prompt_style=style)
+    if kind == "reasonseg":
+        from eviseek.autotool.reasonseg import load_reasonseg
+
+        return kind, load_reasonseg(arg, limit=limit)
     if kind == "hrbench":
         return kind, load_hrbench(arg, image_dir, limit=limit)
     if kind == "pope":

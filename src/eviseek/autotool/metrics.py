@@ -148,6 +148,30 @@ def cycle_accuracy(rows: list[EpisodeResult], cycle_of: dict[str, str]) -> dict[
     return {f"cycle_avg_{cat}": v / k for cat, v in sums.items()}
 
 
+def reasonseg_metrics(rows: list[EpisodeResult], questions: Sequence[Question]) -> dict[str, float]:
+    """ReasonSeg's gIoU and cIoU from the answer boxes (in original pixels; see
+    :mod:`eviseek.autotool.reasonseg`: a box's rectangle is the mask)."""
+    import json
+
+    from eviseek.autotool.reasonseg import giou_ciou, question_iou
+
+    by_id = {q.id: q for q in questions}
+    pairs = []
+    for r in rows:
+        q = by_id.get(r.question_id)
+        if q is None:
+            continue
+        box = None
+        try:
+            value = json.loads(r.answer) if r.answer else None
+            if isinstance(value, list) and len(value) == 4:
+                box = [float(v) for v in value]
+        except (TypeError, ValueError):
+            box = None
+        pairs.append(question_iou(q, box))
+    return giou_ciou(pairs)
+
+
 def benchmark_kind(questions: Sequence[Question]) -> str:
     """The kind the questions name (``metadata["autotool_kind"]``), or ``other``."""
     kinds = {str(q.metadata.get("autotool_kind", "other")) for q in questions}
@@ -164,6 +188,8 @@ def headline_metrics(rows: list[EpisodeResult], questions: Sequence[Question], k
         headline.update({f"pope_{k}": v for k, v in pope_metrics(rows).items()})
     elif kind == "grounding":
         headline["mean_iou"] = _mean([r.score or 0.0 for r in rows])
+    elif kind == "reasonseg":
+        headline.update(reasonseg_metrics(rows, questions))
     return headline
 
 

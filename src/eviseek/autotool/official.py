@@ -244,6 +244,7 @@ def _score_mathvista(reply: str, q: Question) -> tuple[bool, str | None]:
     span = _answer_span(reply)
     if not span:
         return False, None
+    pred: str | None
     if options:
         if span in options:
             pred = span

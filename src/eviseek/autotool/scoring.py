@@ -173,6 +173,12 @@ def score_episode_answer(question: Question, text: str | None, plan: AgentPlan) 
         sx, sy = orig[0] / shown[0], orig[1] / shown[1]
         box = [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
         value = iou(box, truth)
+        if question.metadata.get("benchmark") == "reasonseg":
+            # ReasonSeg scores masks: the box's rectangle against the target polygons.
+            from eviseek.autotool.reasonseg import question_iou
+
+            inter, union = question_iou(question, box)
+            value = inter / union if union else 1.0
         return AnswerScore(
             answer=json.dumps([round(v, 1) for v in box]), correct=value >= IOU_THRESHOLD, score=value
         )
