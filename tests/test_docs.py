@@ -33,6 +33,8 @@ RUN_OUTPUTS = {
     "RUN_DIR/support.jsonl",
     "RUN_DIR/express.jsonl",
     "OUTPUT_DIR/amb.jsonl",
+    "OUTPUT_DIR/prompts.jsonl",
+    "OUTPUT_DIR/mode_cost.jsonl",
 }
 # Files of other projects, named when saying where a rule comes from.
 OTHER_PROJECTS = {
