@@ -114,3 +114,33 @@ def test_version_alone_prints_the_version_and_no_command_prints_help() -> None:
     assert (version.returncode, version.stdout.strip(), version.stderr) == (0, __version__, "")
     bare = _run_entry_point()
     assert bare.returncode == 2 and "Commands" in bare.stdout
+
+
+def test_one_exit_code_table_in_the_code_and_the_readme() -> None:
+    from pathlib import Path
+
+    from eviseek.cli.errors import EXIT_CODES
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Exit codes", 1)[1].split("\n\n", 2)[2].split("\n\n", 1)[0]
+    rows = {int(line.split("|")[1]) for line in table.splitlines()[2:]}
+    assert rows == set(EXIT_CODES)
+
+
+def test_every_command_runs_inside_the_boundary_and_train_config_errors_exit_2(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+
+    def commands(group):  # type: ignore[no-untyped-def]
+        for info in group.registered_commands:
+            yield info.callback
+        for sub in group.registered_groups:
+            yield from commands(sub.typer_instance)
+
+    assert all(getattr(c, "__wrapped__", None) is not None for c in commands(app))
+    # An error the command does not catch itself: one line, exit 1 (demo had no OSError branch).
+    missing = CliRunner().invoke(app, ["esibench", "stats", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 1 and missing.output.startswith("error: ")
+    bad = CliRunner().invoke(app, ["train", "autotool", "--config", str(tmp_path / "none.yaml"), "--check"])
+    assert bad.exit_code == 2 and bad.output.startswith("error: ")

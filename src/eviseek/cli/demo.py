@@ -98,7 +98,6 @@ def demo(
     navigation agents on house questions); print the comparison and a report path."""
     from eviseek import __version__
     from eviseek.cli.models import model_kwargs
-    from eviseek.errors import EviseekError
     from eviseek.eval.config import RunConfig, default_budget
     from eviseek.eval.datasets import load_dataset
     from eviseek.eval.report import build_report
@@ -149,12 +148,6 @@ def demo(
             # EXPRESS-Bench's metrics need the judge's grades; the same model plays the judge.
             _judge_house(run_dir, model_id, base_url, api_key_env, config.concurrency)
         files = build_report([run_dir], None, n_resamples=20_000, episodes=episodes)
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except ValueError as exc:  # pydantic validation of the settings
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
     except KeyboardInterrupt:
         typer.echo(f"interrupted; finished episodes are kept in {run_dir}. Rerun to resume.", err=True)
         raise typer.Exit(130) from None

@@ -1,13 +1,47 @@
-"""One-line errors for the commands: what went wrong and how to fix it, never a traceback."""
+"""One-line errors for the commands: what went wrong and how to fix it, never a traceback.
+
+Every command runs inside one error boundary (:func:`boundary`, applied to each command by
+``eviseek.cli.main``), and every exit code means one thing (:data:`EXIT_CODES`, also in the
+README): commands raise, the boundary prints and chooses the code.
+"""
 
 from __future__ import annotations
 
+import functools
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import typer
+
+from eviseek.errors import ConfigError, EviseekError
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_FAILED_EPISODES = 3
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "success",
+    EXIT_ERROR: "an error stopped the command (a run directory, model, server or environment problem, "
+    "or storage that cannot be read or written); the message says what to fix",
+    EXIT_USAGE: "a bad flag, setting or configuration file (nothing was run)",
+    EXIT_FAILED_EPISODES: "`eval` (and its aliases) finished, but some episodes failed; "
+    "rerun with --retry-failed",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); finished work is kept and the same command resumes",
+}
+"""The one exit-code table of the ``eviseek`` command."""
+
+
+class BadSetting(ConfigError):
+    """A setting the user gave is wrong (exit code 2, like a bad flag); raised by commands that
+    read settings from a file, so that such errors exit as usage errors."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -80,3 +114,43 @@ def resource_amounts(pairs: dict[str, object], flag: str) -> dict[str, float]:
             raise typer.BadParameter(f"{flag} {key}= cannot be negative, got {value:g}")
         out[key] = float(value)
     return out
+
+
+def _first_error(exc: ValueError) -> str:
+    """A pydantic validation error as ``where: what`` (its first error only)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+        return f"{where}: {first.get('msg', exc)}"
+    return str(exc)
+
+
+def boundary(command: F, name: str = "eviseek") -> F:
+    """``command`` with the CLI's one error boundary around it.
+
+    What a command raises becomes one line on stderr and an exit code of :data:`EXIT_CODES`: a
+    :class:`BadSetting` or a pydantic validation error exits 2; any other :class:`EviseekError`,
+    or an :class:`OSError` (a read-only or full disk), exits 1; Ctrl-C exits 130. Typer's own
+    exits and Click's usage errors pass through untouched.
+    """
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except BadSetting as exc:
+            fail(str(exc), EXIT_USAGE)
+        except EviseekError as exc:
+            fail(str(exc), EXIT_ERROR)
+        except ValueError as exc:
+            pydantic = sys.modules.get("pydantic")  # a validation error means pydantic is loaded
+            if pydantic is None or not isinstance(exc, pydantic.ValidationError):
+                raise
+            fail(_first_error(exc), EXIT_USAGE)
+        except OSError as exc:
+            fail(os_error(exc, f"finish `{name}`"), EXIT_ERROR)
+        except KeyboardInterrupt:
+            fail("interrupted; finished work is kept. Rerun the same command to resume.", EXIT_INTERRUPTED)
+
+    return run  # type: ignore[return-value]

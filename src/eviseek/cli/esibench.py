@@ -19,14 +19,9 @@ def stats(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON"),
 ) -> None:
     """Questions per subcategory and family in the paper's evaluation set, beside the paper's #Q."""
-    from eviseek.errors import EviseekError
     from eviseek.eval.esibench import PAPER_COUNTS, count_subcategories
 
-    try:
-        rows = count_subcategories(path)
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    rows = count_subcategories(path)
     if as_json:
         import json
 
@@ -95,7 +90,6 @@ def import_command(
     A bad answer file is reported and skipped, whatever is wrong with it; the run appears at
     --out only when the import has finished."""
     from eviseek.cli.errors import fail, os_error, require_folder
-    from eviseek.errors import EviseekError
     from eviseek.eval.esibench import load_with_exclusions, parse_spec
     from eviseek.eval.esibench.results import ImportLimits, MiB, import_results
 
@@ -113,9 +107,6 @@ def import_command(
         report = import_results(
             results_root, kept, out, agent=agent, step_roots=step_images, excluded=dropped, limits=limits
         )
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
     except OSError as exc:  # a read-only or full disk: the partial import stays in <out>.importing
         fail(os_error(exc, f"write the run {out}"))
     for problem in report.problems:

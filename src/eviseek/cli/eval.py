@@ -230,6 +230,9 @@ def execute_run(
     from eviseek.eval.runner import run_eval
 
     with cli_errors(out):
+        from eviseek.eval.envpool import import_plugins
+
+        import_plugins(config.plugins)  # a plugin may register the model's provider
         # Same checks as `eviseek models check` (the key variable must exist); never printed.
         model_kwargs(config.model, config.base_url, config.api_key_env, None)
         if config.env_url:

@@ -22,17 +22,12 @@ def generate(
 ) -> None:
     """Generate house questions deterministically: the same seed and counts give identical files."""
     from eviseek.envs.house import generate_questions, load_split
-    from eviseek.errors import EviseekError
     from eviseek.types.question_file import QUESTIONS_FILE, write_questions
 
-    try:
-        if split is not None:
-            qs = load_split(split)
-        else:
-            qs = generate_questions(n_per_kind, seed, kinds=kind, n_rooms=n_rooms)
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    if split is not None:
+        qs = load_split(split)
+    else:
+        qs = generate_questions(n_per_kind, seed, kinds=kind, n_rooms=n_rooms)
     write_questions(out, qs, image_dir=None)
     typer.echo(f"wrote {len(qs)} questions to {out / QUESTIONS_FILE}")
 
@@ -50,36 +45,32 @@ def render(
     """Render a question's view after a sequence of actions to a PNG; print each action's feedback."""
     from eviseek.cli.tabletop import parse_actions
     from eviseek.envs.house import HouseEnv
-    from eviseek.errors import ConfigError, EviseekError
+    from eviseek.errors import ConfigError
     from eviseek.types import Action
     from eviseek.types.question_file import read_questions_by_id
 
+    questions = read_questions_by_id(question_file)
+    if qid not in questions:
+        shown = ", ".join(list(questions)[:5])
+        raise typer.BadParameter(f"no question {qid!r} in {question_file}; ids include: {shown}")
+    steps = parse_actions(actions)
+    env = HouseEnv(width=width, height=height, max_steps=10_000, look=look)
     try:
-        questions = read_questions_by_id(question_file)
-        if qid not in questions:
-            shown = ", ".join(list(questions)[:5])
-            raise typer.BadParameter(f"no question {qid!r} in {question_file}; ids include: {shown}")
-        steps = parse_actions(actions)
-        env = HouseEnv(width=width, height=height, max_steps=10_000, look=look)
-        try:
-            obs, _ = env.reset(options={"question": questions[qid]})
-            legal = [spec.name for spec in env.legal_actions()]
-            unknown = [name for name, _ in steps if name not in legal]
-            if unknown:
-                raise ConfigError(
-                    f"unknown action {unknown[0]!r} for question {qid}; legal actions: {', '.join(legal)}"
-                )
-            for name, args in steps:
-                res = env.step(Action(name=name, args=args))
-                obs = res.observation
-                typer.echo(res.feedback.summary())
-            support = env.visual_support([obs.frame_id])
-            room = env.oracle.room_of_agent()
-        finally:
-            env.close()
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        obs, _ = env.reset(options={"question": questions[qid]})
+        legal = [spec.name for spec in env.legal_actions()]
+        unknown = [name for name, _ in steps if name not in legal]
+        if unknown:
+            raise ConfigError(
+                f"unknown action {unknown[0]!r} for question {qid}; legal actions: {', '.join(legal)}"
+            )
+        for name, args in steps:
+            res = env.step(Action(name=name, args=args))
+            obs = res.observation
+            typer.echo(res.feedback.summary())
+        support = env.visual_support([obs.frame_id])
+        room = env.oracle.room_of_agent()
+    finally:
+        env.close()
     out.parent.mkdir(parents=True, exist_ok=True)
     obs.image.to_pil().save(out)
     assert obs.pose is not None

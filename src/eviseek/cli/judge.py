@@ -54,7 +54,6 @@ def judge(
 
     from eviseek.cli.eval import _pairs
     from eviseek.cli.models import model_kwargs
-    from eviseek.errors import EviseekError
     from eviseek.eval.judge import judge_model_args, judge_run
     from eviseek.models import get_model
 
@@ -78,7 +77,7 @@ def judge(
                 save_inputs=save_inputs,
             )
         )
-    except (EviseekError, FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     graded = [g for g in grades if g.grade is not None]
@@ -104,7 +103,6 @@ def _judge_express(
     import asyncio
 
     from eviseek.cli.models import model_kwargs
-    from eviseek.errors import EviseekError
     from eviseek.eval.express import judge_run_express
     from eviseek.models import get_model
 
@@ -113,7 +111,7 @@ def _judge_express(
         grades = asyncio.run(
             judge_run_express(run_dir, m, agents=agents, concurrency=concurrency, overwrite=overwrite)
         )
-    except (EviseekError, FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     graded = [g for g in grades if g.score is not None]

@@ -11,6 +11,8 @@ from typing import Any
 
 import typer
 
+from eviseek.cli.errors import boundary
+
 app = typer.Typer(
     name="eviseek",
     help="Vision-language agents that seek evidence before they answer.",
@@ -60,13 +62,25 @@ def _plain_flags_in_help() -> None:
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
 
 
+def _guard(group: typer.Typer, path: str) -> None:
+    """Put the one error boundary (:func:`eviseek.cli.errors.boundary`) around every command of
+    ``group`` and of its sub-groups."""
+    for info in group.registered_commands:
+        if info.callback is not None and not getattr(info.callback, "__wrapped__", None):
+            info.callback = boundary(info.callback, f"{path} {info.name or info.callback.__name__}")
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _guard(sub.typer_instance, f"{path} {sub.name}")
+
+
 def _register() -> None:
     for module_name, attr, name, help_text in _SUBCOMMANDS:
         obj = getattr(importlib.import_module(module_name), attr)
         if isinstance(obj, typer.Typer):
+            _guard(obj, f"eviseek {name}")
             app.add_typer(obj, name=name, help=help_text)
         else:
-            app.command(name=name, help=help_text)(obj)
+            app.command(name=name, help=help_text)(boundary(obj, f"eviseek {name}"))
 
 
 @app.callback()

@@ -71,21 +71,14 @@ def check(
         # Without a handler Python prints warnings (e.g. each retry) to stderr; the contract
         # here is one line on failure, and retries still show up as notes on success.
         logging.getLogger("eviseek").addHandler(logging.NullHandler())
-    from eviseek.errors import EviseekError
     from eviseek.models import generate_recorded, get_model
     from eviseek.types import ChatMessage, GenerateConfig
 
-    try:
-        m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
-        msg = ChatMessage.user(_check_image(image_size), question)
-        completion, call = asyncio.run(
-            generate_recorded(
-                m, [msg], GenerateConfig(max_tokens=max_tokens, temperature=0.0, stage=Stage.CHECK)
-            )
-        )
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
+    msg = ChatMessage.user(_check_image(image_size), question)
+    completion, call = asyncio.run(
+        generate_recorded(m, [msg], GenerateConfig(max_tokens=max_tokens, temperature=0.0, stage=Stage.CHECK))
+    )
     u = call.usage
 
     def fmt(v: int | None) -> str:

@@ -34,7 +34,6 @@ def replay(
     from eviseek.cli.errors import fail
     from eviseek.cli.eval import _pairs
     from eviseek.cli.models import model_kwargs
-    from eviseek.errors import EviseekError
     from eviseek.eval.replay import parse_variants, replay_run
     from eviseek.models import get_model
 
@@ -44,7 +43,7 @@ def replay(
         kwargs.update(_pairs(model_arg, "--model-arg"))
         m = get_model(model, **kwargs)
         written = asyncio.run(replay_run(run_dir, out, m, chosen, agent=agent, concurrency=concurrency))
-    except (EviseekError, FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
         fail(str(exc))
     typer.echo(f"replayed {len(written)} answer(s) into {out} (variants: {', '.join(chosen)})")
     typer.echo(f"next: eviseek report {out}")

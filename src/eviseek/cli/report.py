@@ -37,7 +37,6 @@ def report(
 ) -> None:
     """Write index.html (self-contained), report.md, results.csv and summary.json."""
     from eviseek.cli.errors import fail, os_error, require_folder
-    from eviseek.errors import EviseekError
     from eviseek.eval.report import build_report
 
     require_folder(out)
@@ -54,7 +53,7 @@ def report(
             episodes=episodes,
             compare=compare,
         )
-    except (EviseekError, FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
         fail(str(exc))
     except OSError as exc:  # a read-only run directory, a full disk
         target = out or (run_dirs[0] / "report")

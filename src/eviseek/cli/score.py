@@ -126,7 +126,6 @@ def score(
     Only reads the run directory (read-only storage is fine), except with --rebuild.
     """
     from eviseek.cli.errors import fail, os_error
-    from eviseek.errors import EviseekError
     from eviseek.eval.scoring import rescore_run
 
     if by not in ("family", "subcategory"):
@@ -141,8 +140,6 @@ def score(
                 f"rebuilt {done.path} with {done.rows} row(s) from the saved trajectories{aside}", err=True
             )
         rescored = rescore_run(run_dir, rules=rules)
-    except EviseekError as exc:
-        fail(str(exc))
     except OSError as exc:
         fail(os_error(exc, f"{'rebuild' if rebuild else 'read'} the run directory {run_dir}"))
     from eviseek.eval.express import express_rows

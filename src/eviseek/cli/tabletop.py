@@ -69,16 +69,9 @@ def generate(
 ) -> None:
     """Generate questions deterministically: same seed and counts give identical files."""
     from eviseek.envs.tabletop.generate import generate_questions
-    from eviseek.errors import EviseekError
     from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, write_questions
 
-    try:
-        qs = generate_questions(
-            n_per_subcategory, seed, subcategories=subcategory, width=width, height=height
-        )
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    qs = generate_questions(n_per_subcategory, seed, subcategories=subcategory, width=width, height=height)
     write_questions(out, qs, image_dir=GENERATED_IMAGE_DIR)
     typer.echo(f"wrote {len(qs)} questions to {out / QUESTIONS_FILE}")
 
@@ -99,37 +92,33 @@ def render(
     When the last action rendered frames on the way (a slide), they are written beside the PNG as
     ``<name>-frame<k>.png``, oldest first."""
     from eviseek.envs.tabletop.env import TabletopEnv
-    from eviseek.errors import ConfigError, EviseekError
+    from eviseek.errors import ConfigError
     from eviseek.types import Action
     from eviseek.types.question_file import read_questions_by_id
 
-    try:
-        questions = read_questions_by_id(question_file)
-        if qid not in questions:
-            shown = ", ".join(list(questions)[:5])
-            raise typer.BadParameter(f"no question {qid!r} in {question_file}; ids include: {shown}")
-        steps = parse_actions(actions)
-        env = TabletopEnv(width=width, height=height, max_steps=10_000)
-        obs, _ = env.reset(options={"question": questions[qid]})
-        legal = [spec.name for spec in env.legal_actions()]
-        unknown = [name for name, _ in steps if name not in legal]
-        if unknown:
-            env.close()
-            raise ConfigError(
-                f"unknown action {unknown[0]!r} for question {qid}; legal actions: {', '.join(legal)}"
-            )
-        for name, args in steps:
-            res = env.step(Action(name=name, args=args))
-            obs = res.observation
-            # The summary starts with the operation's name; add the call only when it says more.
-            call, summary = Action(name=name, args=args).text(), res.feedback.summary()
-            typer.echo(summary if call == res.feedback.operation else f"{call} -> {summary}")
-        support = env.visual_support([obs.frame_id])
-        motion = obs.action_frames
+    questions = read_questions_by_id(question_file)
+    if qid not in questions:
+        shown = ", ".join(list(questions)[:5])
+        raise typer.BadParameter(f"no question {qid!r} in {question_file}; ids include: {shown}")
+    steps = parse_actions(actions)
+    env = TabletopEnv(width=width, height=height, max_steps=10_000)
+    obs, _ = env.reset(options={"question": questions[qid]})
+    legal = [spec.name for spec in env.legal_actions()]
+    unknown = [name for name, _ in steps if name not in legal]
+    if unknown:
         env.close()
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise ConfigError(
+            f"unknown action {unknown[0]!r} for question {qid}; legal actions: {', '.join(legal)}"
+        )
+    for name, args in steps:
+        res = env.step(Action(name=name, args=args))
+        obs = res.observation
+        # The summary starts with the operation's name; add the call only when it says more.
+        call, summary = Action(name=name, args=args).text(), res.feedback.summary()
+        typer.echo(summary if call == res.feedback.operation else f"{call} -> {summary}")
+    support = env.visual_support([obs.frame_id])
+    motion = obs.action_frames
+    env.close()
     out.parent.mkdir(parents=True, exist_ok=True)
     obs.image.to_pil().save(out)
     for k, frame in enumerate(motion, 1):

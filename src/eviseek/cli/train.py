@@ -47,6 +47,7 @@ def autotool(
     no_save: bool = typer.Option(False, "--no-save", help="Do not write the trained model."),
 ) -> None:
     """Train an AutoTool policy with GRPO (TRL): zoom tool in the rollouts, MSPO rewards, AMB."""
+    from eviseek.cli.errors import BadSetting
     from eviseek.errors import EviseekError
     from eviseek.train.autotool_config import load_config
 
@@ -57,15 +58,14 @@ def autotool(
         if max_steps is not None:
             overrides["grpo.max_steps"] = max_steps
         cfg = load_config(config, overrides, preset=preset)
-        if check:
-            typer.echo(cfg.model_dump_json(indent=2))
-            return
-        from eviseek.train.trl_autotool import train_autotool
+    except EviseekError as exc:  # the config file or a --set/--preset is wrong: a usage error (2)
+        raise BadSetting(str(exc)) from exc
+    if check:
+        typer.echo(cfg.model_dump_json(indent=2))
+        return
+    from eviseek.train.trl_autotool import train_autotool
 
-        summary = train_autotool(cfg, save=not no_save)
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+    summary = train_autotool(cfg, save=not no_save)  # errors while training exit 1, as in eval
     typer.echo(
         f"trained {summary.steps} GRPO steps in {summary.train_seconds:.1f} s "
         f"({summary.seconds_per_step:.2f} s/step); zoom calls {summary.tool_calls}, "

@@ -30,7 +30,6 @@ def view(
     ),
 ) -> None:
     """Write an HTML page per episode: frames, subtasks, evidence board, answer against truth."""
-    from eviseek.errors import EviseekError
     from eviseek.viewer import run_viewer_index, write_episode_page, write_run_viewer
 
     images: Literal["embed", "copy"] = "copy" if copy_images else "embed"
@@ -56,9 +55,6 @@ def view(
                 err=True,
             )
             raise typer.Exit(1)
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
     except OSError as exc:  # read-only storage, a full disk
         from eviseek.cli.errors import fail, os_error
 
