@@ -198,3 +198,44 @@ def test_env_images_reach_the_server_and_a_server_that_is_gone_stops_the_run_fir
     assert not (tmp_path / "down" / "results.sqlite").exists()  # no episode ran, none failed
     bad = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "bad"), "--env-images", "gif"])
     assert bad.exit_code == 2 and "--env-images must be png, raw or jpeg" in bad.output
+
+
+def test_concurrency_above_the_servers_session_cap_queues_instead_of_failing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eviseek.envs.remote import EnvServer
+    from tests.eval.toy_plugin import RevealEnv
+
+    monkeypatch.setenv("EVISEEK_ENV_TOKEN", TOKEN)
+    # Each look takes a moment on the server, so episodes overlap and the cap binds.
+    slow = {f"q{i:03d}": {"scene": {"step_delay_s": 0.05}} for i in range(12)}
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(12, special=slow))
+    with EnvServer(RevealEnv, token=TOKEN, max_sessions=2) as server:
+        result = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "--plugin",
+                PLUGIN,
+                "--agents",
+                "toy-seeker",
+                "--model",
+                "toy/oracle",
+                "--dataset",
+                str(data),
+                "--out",
+                str(tmp_path / "run"),
+                "--concurrency",
+                "16",
+                "--timeout",
+                "120",
+                "--env-url",
+                server.url,
+                "--no-progress",
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        assert "12 episode(s) run, 0 already finished, 0 failed" in result.output
+        assert server.peak_sessions == 2  # the cap was reached and never passed
+        assert server.sessions == {}  # every episode closed its session
+    assert all(r.error is None and r.correct for r in load_results(tmp_path / "run"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -153,24 +154,50 @@ class ThreadEnvProvider:
     other episodes wait for a free slot.
     """
 
-    def __init__(self, make: Callable[[str], Env] | None = None, *, reuse: bool = True) -> None:
+    def __init__(
+        self,
+        make: Callable[[str], Env] | None = None,
+        *,
+        reuse: bool = True,
+        busy: tuple[type[Exception], ...] = (),
+        busy_wait_s: float = 0.0,
+    ) -> None:
         if make is None:
             from eviseek.envs.registry import make as registry_make
 
             make = registry_make
         self._make = make
         self._reuse = reuse
+        self._busy = busy
+        self._busy_wait_s = busy_wait_s
         self._idle: dict[str, list[Env]] = {}
 
     async def start(self) -> None:
         """Nothing to start: environments are built on first use."""
 
     async def lease(self, question: Question) -> LeasedEnv:
-        """Reuse an idle environment of the question's id, or build one."""
+        """Reuse an idle environment of the question's id, or build one.
+
+        A build that raises one of ``busy`` (a full env server) is tried again after a short,
+        growing pause for up to ``busy_wait_s``; the pause is spent in the event loop, not in a
+        worker thread, so the episodes that hold environments keep the threads they need."""
         env_id = question_env_id(question)
         pool = self._idle.get(env_id)
-        env = pool.pop() if pool else await asyncio.to_thread(self._make, env_id)
-        return ThreadLease(env)
+        if pool:
+            return ThreadLease(pool.pop())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._busy_wait_s
+        pause = 0.05
+        while True:
+            try:
+                env = await asyncio.to_thread(self._make, env_id)
+                return ThreadLease(env)
+            except self._busy:
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise
+                await asyncio.sleep(min(left, pause * (0.5 + random.random())))
+                pause = min(pause * 2, 1.0)
 
     async def release(self, env: LeasedEnv, *, healthy: bool) -> None:
         """Keep a healthy environment for reuse; close an unhealthy one."""

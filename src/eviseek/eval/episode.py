@@ -194,12 +194,19 @@ def make_env_provider(config: RunConfig) -> EnvProvider:
     the env server at ``env_url`` (each driven from a thread: the simulator is elsewhere)."""
     if config.env_url:
         from eviseek.envs.remote import RemoteEnv, token_from_env
+        from eviseek.envs.remote.client import EnvServerBusy
 
         url, token, timeout = config.env_url, token_from_env(config.env_token_env), config.timeout_s
         images = config.env_images
+        # A full server (503) is waited out by the provider, within the episode timeout, without
+        # holding a worker thread; finished environments are closed so their sessions free up.
         return ThreadEnvProvider(
-            lambda env_id: RemoteEnv(url, token=token, env_id=env_id, timeout_s=timeout, images=images),
+            lambda env_id: RemoteEnv(
+                url, token=token, env_id=env_id, timeout_s=timeout, images=images, wait_s=0
+            ),
             reuse=False,
+            busy=(EnvServerBusy,),
+            busy_wait_s=timeout,
         )
     if config.env_workers == 0:
         return ThreadEnvProvider()

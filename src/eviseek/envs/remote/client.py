@@ -100,6 +100,10 @@ def check_env_url(url: str) -> str:
     return f"http://{host}:{port or 80}"
 
 
+class EnvServerBusy(EnvError):
+    """The env server stayed full (503) for as long as the client was willing to wait."""
+
+
 class RemoteHttp:
     """One keep-alive HTTP connection to an env server, with the token and a deadline per call."""
 
@@ -224,8 +228,10 @@ class RemoteEnv:
         url: the server, ``http://HOST:PORT``.
         token: the shared secret; default from ``$EVISEEK_ENV_TOKEN``.
         env_id: when given, the server must serve this id (else :class:`ConfigError`).
-        timeout_s: deadline of each call; opening a session may also wait this long for a free
-            slot on a full server (503).
+        timeout_s: deadline of each call.
+        wait_s: how long opening a session waits for a free slot on a full server (503) before
+            raising :class:`EnvServerBusy`; default ``timeout_s``. ``0`` raises at once, for a
+            caller that waits without holding a thread (``eviseek eval`` does).
         images: how the server sends frames: ``png`` (lossless, smaller), ``raw`` (no encoding
             cost; for loopback and fast links) or ``jpeg`` (lossy, smallest; for slow links).
     """
@@ -238,12 +244,26 @@ class RemoteEnv:
         env_id: str | None = None,
         timeout_s: float = 300.0,
         images: str = "png",
+        wait_s: float | None = None,
     ) -> None:
         if images not in wire.ENCODINGS:
             raise ConfigError(f"images must be one of {', '.join(wire.ENCODINGS)}, not {images!r}")
         self.http = RemoteHttp(url, token if token is not None else token_from_env(), timeout_s=timeout_s)
         self.images = images
-        opened = wire.OpenedSession.model_validate(self.http.json("POST", "/v1/envs", label="open session"))
+        status, data = self.http.request("POST", "/v1/envs", b"", label="open session", wait_s=wait_s)
+        if status == 503:
+            self.http.close()
+            raise EnvServerBusy(f"open session: {error_text(status, data, self.http.url)}")
+        if status != 200:
+            self.http.close()
+            raise EnvError(f"open session: {error_text(status, data, self.http.url)}")
+        try:
+            opened = wire.OpenedSession.model_validate_json(data)
+        except ValueError:
+            self.http.close()
+            raise EnvError(
+                f"open session: the env server at {self.http.url} answered something that is not a session"
+            ) from None
         self.session = opened.session
         self.env_id = opened.env_id
         self.supports_visual_support = opened.visual_support

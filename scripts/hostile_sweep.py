@@ -1,0 +1,382 @@
+"""A hostile-input sweep of ``eviseek env serve``, ``eviseek esibench import`` and the flags.
+
+Runs everything on 127.0.0.1 and prints one JSON line per probe (what was sent, what came back)
+plus a summary. The session-cap probe opens ``--opens`` sessions at once against a real
+``eviseek env serve --max-sessions 3`` (Tabletop) ``--trials`` times and records the most
+sessions any trial got.
+
+    PYTHONPATH=src .venv/bin/python scripts/hostile_sweep.py --out sweep.jsonl
+
+Nothing here is a test: ``tests/envs/remote/test_hostile.py``, ``tests/cli/test_hostile_flags.py``
+and ``tests/eval/esibench/test_import_hostile.py`` assert the same behaviour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import io
+import json
+import os
+import re
+import resource
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image as PILImage
+
+TOKEN = secrets.token_hex(16)
+ENV = {**os.environ, "EVISEEK_ENV_TOKEN": TOKEN}
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "esibench"
+
+
+def cli(*args: str, timeout: float = 180, env: dict[str, str] | None = None) -> dict[str, Any]:
+    started = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "eviseek", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env or ENV,
+    )
+    err = [line for line in run.stderr.splitlines() if line.strip()]
+    return {
+        "rc": run.returncode,
+        "stderr_lines": len(err),
+        "first": err[0][:300] if err else "",
+        "traceback": "Traceback" in run.stderr,
+        "s": round(time.monotonic() - started, 1),
+    }
+
+
+def serve(*extra: str) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "eviseek", "env", "serve", "--port", "0", *extra],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
+    assert proc.stderr is not None
+    while True:
+        line = proc.stderr.readline()
+        found = re.search(r"at http://127\.0\.0\.1:(\d+)", line)
+        if found:
+            threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep the pipe drained
+            return proc, int(found.group(1))
+        if not line and proc.poll() is not None:
+            raise SystemExit("env serve did not start")
+
+
+def request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers={"Authorization": f"Bearer {TOKEN}"})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cap_trials(port: int, opens: int, trials: int, cap: int) -> dict[str, Any]:
+    most, held = 0, []
+    for _ in range(trials):
+        barrier = threading.Barrier(opens)
+        got: list[tuple[int, bytes]] = []
+
+        def one(barrier: threading.Barrier, got: list[tuple[int, bytes]]) -> None:
+            barrier.wait()
+            got.append(request(port, "POST", "/v1/envs", b""))
+
+        threads = [threading.Thread(target=one, args=(barrier, got)) for _ in range(opens)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ok = [json.loads(b)["session"] for s, b in got if s == 200]
+        info = json.loads(request(port, "GET", "/v1/info")[1])
+        most = max(most, len(ok), info["sessions"])
+        held.append(len(ok))
+        for key in ok:
+            request(port, "DELETE", f"/v1/envs/{key}")
+    return {
+        "trials": trials,
+        "opens": opens,
+        "cap": cap,
+        "most_sessions": most,
+        "held_per_trial": sorted(set(held)),
+        "held": sum(1 for n in held if n <= cap),
+    }
+
+
+def png(width: int, height: int) -> bytes:
+    buf = io.BytesIO()
+    PILImage.new("1", (width, height)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def server_probes(port: int, pid: int) -> list[dict[str, Any]]:
+    out = []
+    status, body = request(port, "POST", "/v1/envs", b"")
+    key = json.loads(body)["session"]
+    base = f"/v1/envs/{key}"
+    for side in (9000, 20000):
+        blob = png(side, side)
+        head = {"seq": 1, "options": {"question": {"id": "q", "text": "?", "initial_image": {"blob": 0}}}}
+        head["blobs"] = [{"nbytes": len(blob), "encoding": "png"}]
+        before = rss_mb(pid)
+        status, reply = request(port, "POST", f"{base}/reset", json.dumps(head).encode() + b"\n" + blob)
+        out.append(
+            {
+                "probe": f"reset with a {side}x{side} PNG ({len(blob) // 1024} KiB body)",
+                "status": status,
+                "error": json.loads(reply).get("error", "")[:200],
+                "rss_mb_before": round(before),
+                "rss_mb_after": round(rss_mb(pid)),
+            }
+        )
+    malformed = {
+        "not JSON": b"{not json\n",
+        "a JSON list": b"[1]\n",
+        "100,000 nested brackets": b"[" * 100_000 + b"\n",
+        "invalid UTF-8": b"\xff\xfe\n",
+        "no seq": b'{"action": {"name": "look_around"}}\n',
+        "negative seq": b'{"seq": -1, "action": {"name": "look_around"}}\n',
+        "seq as text": b'{"seq": "3", "action": {"name": "look_around"}}\n',
+        "no action": b'{"seq": 3}\n',
+        "action as text": b'{"seq": 3, "action": "x"}\n',
+        "action without a name": b'{"seq": 3, "action": {"args": {}}}\n',
+        "blobs not a list": b'{"seq": 3, "blobs": 1}\n',
+        "unknown blob encoding": b'{"seq": 3, "blobs": [{"nbytes": 0, "encoding": "gif"}]}\n',
+        "blob bytes missing": b'{"seq": 3, "blobs": [{"nbytes": 5, "encoding": "png"}]}\n',
+        "raw blob of a bad shape": (
+            b'{"seq": 3, "blobs": [{"nbytes": 4, "encoding": "raw", "shape": [2]}]}\nxxxx'
+        ),
+        "frame_ids as text": b'{"seq": 3, "frame_ids": "x"}\n',
+        "options as a list": b'{"seq": 3, "options": []}\n',
+    }
+    for what, body in malformed.items():
+        op = "visual_support" if "frame" in what else "reset" if "options" in what else "step"
+        status, reply = request(port, "POST", f"{base}/{op}", body)
+        error = json.loads(reply).get("error", "")
+        out.append({"probe": what, "status": status, "one_line": "\n" not in error, "error": error[:160]})
+    # seq: run seq 1 (reset), replay it, reuse it for something else, go back
+    reset = b'{"seq": 1, "seed": 3}\n'
+    first = request(port, "POST", f"{base}/reset?images=raw", reset)
+    again = request(port, "POST", f"{base}/reset?images=raw", reset)
+    other = request(port, "POST", f"{base}/reset?images=raw", b'{"seq": 1, "seed": 4}\n')
+    request(port, "POST", f"{base}/legal_actions", b'{"seq": 2}\n')
+    stale = request(port, "POST", f"{base}/legal_actions", b'{"seq": 1}\n')
+    out.append(
+        {
+            "probe": "seq: replay / same seq other request / stale",
+            "status": [first[0], again[0], other[0], stale[0]],
+            "replay_identical": first[1] == again[1],
+        }
+    )
+    request(port, "DELETE", base)
+    return out
+
+
+def slowloris(port: int, pid: int, n: int, every_s: float, seconds: float) -> dict[str, Any]:
+    socks: list[socket.socket] = []
+    refused = 0
+    for _ in range(n):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"G")
+            socks.append(s)
+        except OSError:
+            refused += 1
+    threads_peak = 0
+    end = time.monotonic() + seconds
+    dropped = 0
+    while time.monotonic() < end:
+        alive = []
+        for s in socks:
+            try:
+                s.sendall(b"E")
+                alive.append(s)
+            except OSError:
+                dropped += 1
+                s.close()
+        socks = alive
+        threads_peak = max(threads_peak, len(os.listdir(f"/proc/{pid}/task")))
+        time.sleep(every_s)
+    for s in socks:
+        s.close()
+    return {
+        "probe": f"{n} trickling unauthenticated connections, one byte every {every_s}s for {seconds}s",
+        "server_threads_peak": threads_peak,
+        "dropped_or_refused_during": dropped,
+        "still_open_at_end": len(socks),
+    }
+
+
+def importer_probes(work: Path) -> list[dict[str, Any]]:
+    sys.path.insert(0, str(ROOT))
+    from tests.eval.esibench.test_import import answer_file
+
+    from eviseek.eval.datasets import load_dataset
+
+    qs = list(load_dataset(f"esibench:{FIXTURES}?images=skip"))
+    results = work / "results"
+    files = [
+        answer_file(results, results / "steps", q, "yes", task_name=f"t{i}") for i, q in enumerate(qs[:12])
+    ]
+
+    def step_dir(f: Path) -> Path:
+        return Path(json.loads(f.read_text())["step_image_dir"])
+
+    noise = np.random.default_rng(0).integers(0, 255, (64, 64, 3), dtype=np.uint8)
+    PILImage.fromarray(noise).save(step_dir(files[1]) / "step_001.png")
+    data = (step_dir(files[1]) / "step_001.png").read_bytes()
+    (step_dir(files[1]) / "step_001.png").write_bytes(data[: len(data) // 2])
+    (step_dir(files[2]) / "step_001.png").write_text("not an image")
+    PILImage.new("1", (20000, 20000)).save(step_dir(files[3]) / "step_001.png")
+    files[4].write_text(files[4].read_text().replace('"step": 1', '"step": 1e400', 1))
+    files[5].write_text('{"history": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    files[6].write_text(files[6].read_text().replace('"raw_output": "', '"raw_output": "\\ud800', 1))
+    files[7].write_text(files[7].read_text().replace('"answer": "yes"', '"answer": "\\udfff"'))
+    data8 = json.loads(files[8].read_text())
+    data8["history"][0]["image"] = "/etc/hostname"
+    files[8].write_text(json.dumps(data8))
+    os.mkfifo(results / "t9" / "fifo_answer.json")
+    files[10].write_text(files[10].read_text() + " " * (40 * 2**20))  # 40 MB
+    out = []
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "eviseek", "esibench", "import", str(results), "--questions", str(FIXTURES),
+         "--out", str(work / "run")],
+        capture_output=True, text=True, env=ENV, timeout=300,
+    )  # fmt: skip
+    skipped = [
+        line.split(": ", 1)[1][:160] for line in proc.stderr.splitlines() if line.startswith("skipped ")
+    ]
+    out.append(
+        {
+            "probe": "esibench import of 12 answer files (10 bad) + a FIFO",
+            "rc": proc.returncode,
+            "traceback": "Traceback" in proc.stderr,
+            "stdout": proc.stdout.strip(),
+            "skipped": skipped,
+            "s": round(time.monotonic() - started, 1),
+            "children_maxrss_mb": _children_maxrss_mb(),
+        }
+    )
+    a_file = work / "a_file"
+    a_file.write_text("x")
+    out.append(
+        {
+            "probe": "esibench import --out FILE",
+            **cli("esibench", "import", str(results), "--questions", str(FIXTURES), "--out", str(a_file)),
+        }
+    )
+    for flag in ("--max-answer-mb", "--max-image-mb", "--max-image-mpx"):
+        for value in ("nan", "inf", "-1"):
+            args = [
+                "esibench",
+                "import",
+                str(results),
+                "--questions",
+                str(FIXTURES),
+                "--out",
+                str(work / "x"),
+            ]
+            out.append({"probe": f"esibench import {flag} {value}", **cli(*args, flag, value)})
+    return out
+
+
+def _children_maxrss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+
+
+def flag_probes(work: Path) -> list[dict[str, Any]]:
+    out = []
+    ev = ["eval", "--agents", "passive", "--model", "reference", "--dataset", "tabletop:dev", "--limit", "1",
+          "--no-progress", "--out", str(work / "never")]  # fmt: skip
+    for extra in (
+        ["--env-url", ""], ["--env-url", "http://h:99999"], ["--env-url", "http://[::1"],
+        ["--env-url", "http://h:1/path"], ["--env-url", "http://u:TOKEN@h:1"], ["--env-url", "http://h:1/?token=T"],
+        ["--env-url", "http://127.0.0.1:9"], ["--timeout", "nan"], ["--timeout", "inf"],
+        ["--ray-resource", "GPU=-1"], ["--ray-resource", "GPU=NaN"], ["--ray-resource", "GPU=1e400"],
+    ):  # fmt: skip
+        out.append({"probe": "eval " + " ".join(extra), **cli(*ev, *extra)})
+    sv = ["env", "serve", "--env", "eviseek/Tabletop-v0", "--port", "0"]
+    for extra in (
+        ["--max-request-mb", "nan"], ["--max-request-mb", "inf"], ["--call-timeout", "inf"],
+        ["--idle-timeout", "0"], ["--request-timeout", "nan"], ["--max-image-mpx", "inf"],
+        ["--max-unauthenticated", "0"], ["--max-client-connections", "-1"], ["--env-arg", "width=-5"],
+    ):  # fmt: skip
+        out.append({"probe": "env serve " + " ".join(extra), **cli(*sv, *extra)})
+    out.append(
+        {
+            "probe": "env check http://h:1/x",
+            **cli("env", "check", "http://h:1/x", "--dataset", "tabletop:dev"),
+        }
+    )
+    check = ["env", "check", "http://h:1", "--dataset", "tabletop:dev"]
+    out.append({"probe": "env check --timeout nan", **cli(*check, "--timeout", "nan")})
+    out.append(
+        {"probe": "judge --timeout inf", **cli("judge", str(work), "--model", "openai/x", "--timeout", "inf")}
+    )
+    out.append({"probe": "report --confidence nan", **cli("report", str(work), "--confidence", "nan")})
+    made = cli("eval", "--agents", "passive,eviseek", "--model", "reference", "--dataset", "tabletop:dev",
+               "--limit", "1", "--no-progress", "--env-workers", "0", "--out", str(work / "cmp"))  # fmt: skip
+    assert made["rc"] == 0, made
+    same = cli("report", str(work / "cmp"), "--compare", "eviseek:eviseek")
+    out.append({"probe": "report --compare eviseek:eviseek", **same})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=Path("hostile_sweep.jsonl"))
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--opens", type=int, default=40)
+    parser.add_argument("--only", default="server,import,flags")
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if "server" in args.only:
+            proc, port = serve("--env", "eviseek/Tabletop-v0", "--max-sessions", "3")
+            try:
+                rows.append({"probe": "session cap", **cap_trials(port, args.opens, args.trials, 3)})
+                rows.extend(server_probes(port, proc.pid))
+            finally:
+                proc.kill()
+                proc.wait()
+            proc, port = serve("--env", "eviseek/Tabletop-v0", "--request-timeout", "5")
+            try:
+                rows.append(slowloris(port, proc.pid, 150, 1.0, 12.0))
+            finally:
+                proc.kill()
+                proc.wait()
+        if "import" in args.only:
+            rows.extend(importer_probes(work))
+        if "flags" in args.only:
+            rows.extend(flag_probes(work))
+    with args.out.open("w") as fh:
+        for row in rows:
+            fh.write(json.dumps(row) + "\n")
+            print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()
