@@ -1,0 +1,132 @@
+"""Every command and code block of the getting-started page and the tutorials runs.
+
+Each page runs as one bash script in its own scratch directory (so the pages run in parallel
+workers without sharing files), its blocks in page order, with ``set -euo pipefail``: a command
+that fails, or a Python block that raises, fails the page's test and names the block's line.
+``tests/docs/runnable.py`` says how a page marks a block it cannot run here (with the reason) and
+how a test swaps a full-size setting for a small one.
+
+Two replacements apply to every page, so the pages can show what a user types:
+- ``http://localhost:8000/v1`` (the usual address of a vLLM server) is a real OpenAI-compatible
+  server on 127.0.0.1 that this test starts (``eviseek.testing.openai_server``); it answers every
+  request with one fixed reply, so the commands run end to end without a VLM, and scores from it
+  mean nothing.
+- Port ``8731`` (``eviseek env serve``'s default) is a free port, so two pages never collide.
+
+The scratch directory has links to the repository's ``examples``, ``scripts``, ``benchmarks``
+and ``tests`` folders and to ``.venv``, so paths on the pages resolve as they do in a checkout;
+``eviseek`` and ``python`` are the checkout's. Tabletop splits come from the usual cache, shared
+with the other tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from eviseek.testing.openai_server import OpenAITestServer
+from tests.docs.runnable import Block, blocks
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "docs" / "getting-started.md", *sorted((ROOT / "docs" / "tutorials").glob("*.md"))]
+VLM_URL = "http://localhost:8000/v1"
+ENV_PORT = "8731"
+LINKED = ("examples", "scripts", "benchmarks", "tests", ".venv")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _reply(request: dict) -> str:
+    # One fixed, well-formed reply: enough for every stage to parse an answer.
+    return '{"answer": "yes", "reasoning": "a fixed reply from the test server"}'
+
+
+def _script(page_blocks: list[Block], work: Path, vlm_url: str, port: int) -> str:
+    lines = [
+        "set -euo pipefail",
+        # Anything a page left running in the background stops with the script.
+        "trap 'jobs -p | xargs -r kill 2>/dev/null || true' EXIT",
+    ]
+    for block in page_blocks:
+        if block.not_run is not None:
+            continue
+        code = block.to_run().replace(VLM_URL, vlm_url).replace(ENV_PORT, str(port))
+        where = f"{block.page.relative_to(ROOT)}:{block.line}"
+        lines.append(f'echo "::: {where} (at ${{SECONDS}} s)" >&2')
+        if block.language == "bash":
+            lines.append(code)
+        elif block.snippet is not None:
+            lines.append(f"python {shlex.quote(str(ROOT / block.snippet))}")
+        else:
+            path = work / f"_block_{block.line}.py"
+            path.write_text(code, encoding="utf-8")
+            lines.append(f"python {shlex.quote(path.name)}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT / "docs").as_posix())
+def test_page_runs(page: Path, tmp_path: Path) -> None:
+    page_blocks = blocks(page)
+    assert [b for b in page_blocks if b.not_run is None], f"{page.name} has no block that runs"
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in LINKED:
+        if (ROOT / name).exists():
+            (work / name).symlink_to(ROOT / name)
+    env = dict(os.environ)
+    env["PATH"] = f"{ROOT / '.venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(ROOT / "src")
+    env["COLUMNS"] = "120"
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("OPENAI_BASE_URL", None)
+    with OpenAITestServer(_reply) as srv:
+        script = _script(page_blocks, work, srv.base_url, _free_port())
+        proc = subprocess.Popen(
+            ["bash", "-c", script],
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            out, _ = proc.communicate(timeout=400)
+        finally:
+            # Whatever is still running in the page's session (a server started with &) stops here.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    last = [line for line in out.splitlines() if line.startswith("::: ")]
+    print("\n".join(last))  # where the time went, shown with -s or -rP
+    assert proc.returncode == 0, f"failed in {last[-1][4:] if last else page.name}:\n{out[-6000:]}"
+
+
+def test_every_block_left_out_says_why() -> None:
+    skipped = [b for page in PAGES for b in blocks(page) if b.not_run is not None]
+    for b in skipped:
+        assert len(b.not_run or "") >= 10, f"{b.page.name}:{b.line}: say why the block is not run"
+    # Nearly everything runs: the blocks left out are the ones that need a GPU, a cluster,
+    # a real VLM or a network.
+    total = sum(len(blocks(page)) for page in PAGES)
+    assert len(skipped) <= total // 2, [f"{b.page.name}:{b.line}" for b in skipped]
+
+
+def test_replacements_name_text_of_their_block() -> None:
+    for page in PAGES:
+        for block in blocks(page):
+            block.to_run()  # raises when a replacement's text is not in its block
