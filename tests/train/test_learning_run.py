@@ -83,6 +83,9 @@ def test_warm_up_then_grpo_raises_the_reward(tmp_path: Path) -> None:
     table = text.split("## Goals", 1)[1].split("\n\n")[1].splitlines()
     assert len(table) >= 3 and all(len(re.split(r"(?<!\\)\|", row)) == 6 for row in table), table
     assert (tmp_path / "report" / "main_run.png").stat().st_size > 1000
+    # The GRPO cost split by mode reaches the result and the report.
+    assert sum(m["rollouts"] for m in result.mode_cost["modes"].values()) == 8 * 8
+    assert "## Training time per mode" in text
     goals = check_goals(before, {"autotool": result})
     assert {g.name for g in goals} >= {"held-out accuracy at least the warm-up model's best fixed way"}
 

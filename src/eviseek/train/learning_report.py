@@ -316,6 +316,23 @@ def efficiency_table(models: dict[str, Evaluation]) -> list[str]:
     return lines
 
 
+def mode_cost_table(results: dict[str, VariantResult]) -> list[str]:
+    """Markdown rows: each variant's GRPO time and tokens split by the mode its rollouts chose (the
+    paper's Table 8 at CPU scale; time per mode is the step time split by token share)."""
+    lines = [
+        "| variant | GRPO wall s | mode | rollouts | tokens per rollout | wall s by token share |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, r in results.items():
+        cost = r.mode_cost or {}
+        for mode, m in sorted((cost.get("modes") or {}).items()):
+            lines.append(
+                f"| {name} | {float(cost.get('seconds', 0.0)):.1f} | {mode} | {int(m['rollouts'])} | "
+                f"{m['tokens_per_rollout']:.1f} | {m['seconds_by_token_share']:.1f} |"
+            )
+    return lines if len(lines) > 2 else []
+
+
 def _cell(text: str) -> str:
     """``text`` safe inside a Markdown table cell (the AMB goal writes ``|ratio_on - 0.5|``)."""
     return text.replace("|", "\\|")
@@ -435,6 +452,10 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
                 f"{_fmt(st.get('tool_on_share_no_need'))} |"
             )
         lines += ["", f"![variants]({figs.name}/variants.png)"]
+    cost_rows = mode_cost_table(results)
+    if cost_rows:
+        lines += ["", "## Training time per mode (the paper's Table 8 at CPU scale)", ""]
+        lines += cost_rows
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (figs / "goals.json").write_text(json.dumps([g.model_dump() for g in goals], indent=2), encoding="utf-8")
     return report

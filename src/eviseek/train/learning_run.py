@@ -74,6 +74,8 @@ class VariantResult(BaseModel):
     heldout: Evaluation | None = None
     tool_calls: int = 0
     crops_in_completions: int = 0
+    mode_cost: dict[str, Any] = Field(default_factory=dict)
+    """GRPO wall time and tokens split by the mode each rollout chose (``TrainSummary.mode_cost``)."""
 
 
 def _frame(cfg: AutoToolTrainConfig, processor: Any) -> ImageFrame:
@@ -187,6 +189,7 @@ def run_variant(
         series=series,
         tool_calls=summary.tool_calls,
         crops_in_completions=summary.crops_in_completions,
+        mode_cost=summary.mode_cost,
     )
     result.heldout = evaluate_saved(
         cfg, run.trainer.model, run.trainer.processing_class, heldout, forced=forced
