@@ -162,3 +162,29 @@ def test_the_dataset_spec_selects_the_prompt_style(tmp_path: Path) -> None:
     assert parse_spec_options("wemath", "/d")[3] == "official"
     with pytest.raises(ConfigError, match="prompt=official"):
         parse_spec_options("vstar", "/d?prompt=autotool")
+
+
+def test_dynamath_worst_case_needs_every_variant_right(tmp_path: Path) -> None:
+    from eviseek.autotool.metrics import headline_metrics
+    from eviseek.types import EpisodeResult
+
+    rows = [
+        {
+            "id": f"{qid}-{v}",
+            "qid": qid,
+            "varid": v,
+            "question": "f(2)?",
+            "ground_truth": "1.000",
+            "answer_type": "float",
+        }
+        for qid in ("1", "2")
+        for v in (1, 2)
+    ]
+    qs = _one(tmp_path, "dynamath", rows)
+    assert qs[0].metadata["qid"] == "1" and qs[0].metadata["varid"] == "1"
+    right = {"dynamath-1-1", "dynamath-1-2", "dynamath-2-1"}  # seed question 2 misses one variant
+    results = [
+        EpisodeResult(question_id=q.id, agent="autotool", model="m", correct=q.id in right) for q in qs
+    ]
+    head = headline_metrics(results, qs, "reasoning")
+    assert head["accuracy"] == 0.75 and head["dynamath_worst_case"] == 0.5

@@ -148,6 +148,22 @@ def cycle_accuracy(rows: list[EpisodeResult], cycle_of: dict[str, str]) -> dict[
     return {f"cycle_avg_{cat}": v / k for cat, v in sums.items()}
 
 
+def dynamath_worst_case(rows: list[EpisodeResult], questions: Sequence[Question]) -> dict[str, float]:
+    """DynaMath's second number: a seed question counts only when every one of its generated
+    variants (``metadata["qid"]``, one row per ``varid``) is answered right. Empty unless the
+    questions are DynaMath's and carry their ``qid``."""
+    by_id = {q.id: q for q in questions}
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        q = by_id.get(r.question_id)
+        if q is None or q.metadata.get("benchmark") != "dynamath" or q.metadata.get("qid") is None:
+            continue
+        groups[str(q.metadata["qid"])].append(bool(r.correct))
+    if not groups:
+        return {}
+    return {"dynamath_worst_case": _mean([1.0 if all(v) else 0.0 for v in groups.values()])}
+
+
 def reasonseg_metrics(rows: list[EpisodeResult], questions: Sequence[Question]) -> dict[str, float]:
     """ReasonSeg's gIoU and cIoU from the answer boxes (in original pixels; see
     :mod:`eviseek.autotool.reasonseg`: a box's rectangle is the mask)."""
@@ -190,6 +206,8 @@ def headline_metrics(rows: list[EpisodeResult], questions: Sequence[Question], k
         headline["mean_iou"] = _mean([r.score or 0.0 for r in rows])
     elif kind == "reasonseg":
         headline.update(reasonseg_metrics(rows, questions))
+    elif kind == "reasoning":
+        headline.update(dynamath_worst_case(rows, questions))
     return headline
 
 

@@ -158,7 +158,8 @@ def load_reasoning(
             meta["query"] = str(query)
         if name == "wemath" and isinstance(row.get("option"), str):
             meta["option_text"] = row["option"]
-        for k in ("problem_version", "level", "subject", "skill", "skills", "key", "category", "split"):
+        keys = ("problem_version", "level", "subject", "skill", "skills", "key", "category", "split")
+        for k in (*keys, "qid", "varid", "knowledge_level"):
             if row.get(k) not in (None, ""):
                 meta[k] = str(row[k])
         if options and letters is not None:
