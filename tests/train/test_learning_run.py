@@ -224,3 +224,40 @@ def test_accuracy_goal_compares_with_the_best_of_three_warm_up_scores_and_seeds_
     rows = {line.split("|")[1].strip(): line for line in lines[2:]}
     assert "2 of 3" in rows["2"] and "3 of 3" in rows["3"] and "did not run" in rows["4"]
     assert "0.95 (n=2)" in rows["mean"] and "0.90-1.00 (n=2)" in rows["spread (min-max)"]
+
+
+@pytest.mark.slow
+def test_crop_check_extends_the_crop_phase_to_its_cap_or_stops_once_it_passes(tmp_path: Path) -> None:
+    check_data = {"tag_grid": {"n": 6, "seed": 9, **GRID}}
+    base = {"steps": 2, "learning_rate": 0.003, "batch_size": 2, "modes": "both", "crop_steps": 2}
+    # A target no model reaches: the phase runs to the cap, checking after 2 steps, every 2 after,
+    # and once more at the cap.
+    never = _config(
+        tmp_path,
+        warmup={**base, "crop_check": {"data": check_data, "target": 1.0, "every": 2, "max_crop_steps": 5}},
+    )
+    report = warm_start(never, tmp_path / "never")
+    assert report.crop_steps == 5 and report.steps == 2 + 5 and len(report.losses) == 7
+    assert [int(c["crop_step"]) for c in report.crop_checks] == [2, 4, 5]
+    assert report.crop_check_passed is False
+    need = sum(r.needs_zoom for r in tag_grid_rows(6, seed=9, config=TagGridConfig(**GRID)))
+    assert need > 0 and all(c["questions"] == need for c in report.crop_checks)  # need-zoom rows only
+    # A target any reading reaches: the phase stops at crop_steps, after one check.
+    once = _config(
+        tmp_path,
+        warmup={**base, "crop_check": {"data": check_data, "target": 0.01, "every": 2, "max_crop_steps": 50}},
+    )
+    # 0.01 still needs one right answer; a check that misses them all lets the phase go on, so
+    # only the stopping rule is asserted: it stopped at the first check that passed.
+    report = warm_start(once, tmp_path / "once")
+    passed = [c for c in report.crop_checks if c["accuracy"] >= 0.01]
+    assert report.crop_check_passed is True and report.crop_checks[-1] == passed[0]
+    assert report.crop_steps == int(report.crop_checks[-1]["crop_step"])
+
+
+def test_crop_check_config_errors_name_the_field(tmp_path: Path) -> None:
+    check = {"data": {"tag_grid": {"n": 4, **GRID}}}
+    with pytest.raises(ValueError, match="crop_steps above 0"):
+        _config(tmp_path, warmup={"steps": 2, "crop_check": check})
+    with pytest.raises(ValueError, match="max_crop_steps"):
+        _config(tmp_path, warmup={"steps": 2, "crop_steps": 10, "crop_check": {**check, "max_crop_steps": 5}})
