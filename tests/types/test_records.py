@@ -124,3 +124,24 @@ def test_tokens_add_reasoning_and_answer_images_count_once(tmp_path) -> None:  #
     traj.save(tmp_path / "ep")
     loaded = Trajectory.load(tmp_path / "ep")
     assert distinct_images(loaded.answer_images) == 2
+
+
+def test_step_record_from_step_keeps_every_field_of_the_result() -> None:
+    import numpy as np
+
+    from eviseek.types import Action, Feedback, Image, Observation, StepResult
+    from eviseek.types.observation import Pose
+    from eviseek.types.trajectory import StepRecord
+
+    def frame(i: int) -> Observation:
+        return Observation(image=Image.from_array(np.full((4, 4, 3), i, np.uint8)), frame_id=i)
+
+    obs = frame(9).model_copy(update={"pose": Pose(x=1.0), "action_frames": [frame(7), frame(8)]})
+    ok = StepResult(observation=obs, feedback=Feedback(operation="put", success=True))
+    rec = StepRecord.from_step(3, Action(name="put"), ok, pose=Pose(x=0.5), intent="i", subtask=2, decision=1)
+    assert (rec.index, rec.frame_id, rec.true_pose, rec.pose) == (3, 9, Pose(x=1.0), Pose(x=0.5))
+    assert rec.action_frame_ids == [7, 8] and len(rec.action_frames) == 2 and rec.image is obs.image
+    failed = StepResult(observation=obs, feedback=Feedback(operation="zoom", success=False, reason="no"))
+    gone = StepRecord.from_step(4, Action(name="zoom"), failed, keep_failed_view=False)
+    assert gone.image is None and gone.frame_id == -1
+    assert StepRecord.from_step(4, Action(name="zoom"), failed).frame_id == 9

@@ -192,19 +192,7 @@ class SingleModelAgent:
                 traj.log("no_action", "no legal camera action to fall back on; ending", at_step=step)
                 break
             result = await env.step(action)
-            traj.steps.append(
-                StepRecord(
-                    index=step + 1,
-                    action=action,
-                    feedback=result.feedback,
-                    image=result.observation.image,
-                    frame_id=result.observation.frame_id,
-                    true_pose=result.observation.pose,
-                    decision=decision,
-                    action_frames=[f.image for f in result.observation.action_frames],
-                    action_frame_ids=[f.frame_id for f in result.observation.action_frames],
-                )
-            )
+            traj.steps.append(StepRecord.from_step(step + 1, action, result, decision=decision))
             views.append((step + 1, result.observation.image, result.observation.frame_id))
             motion = [(step + 1, f.image, f.frame_id) for f in result.observation.action_frames]
             # The whole result goes into the text history: the 220-character cut is EviSeek's own

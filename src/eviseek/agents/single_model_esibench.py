@@ -122,17 +122,7 @@ async def run_with_esibench_hooks(
             "success": result.feedback.success,
             "reason": result.feedback.reason,
         }
-        traj.steps.append(
-            StepRecord(
-                index=len(traj.steps) + 1,
-                action=action,
-                feedback=result.feedback,
-                image=result.observation.image,
-                frame_id=result.observation.frame_id,
-                true_pose=result.observation.pose,
-                decision=step,
-            )
-        )
+        traj.steps.append(StepRecord.from_step(len(traj.steps) + 1, action, result, decision=step))
         current = result.observation
         if any(s.name == action.name and s.kind == "manipulation" for s in legal):
             legal = await env.legal_actions()

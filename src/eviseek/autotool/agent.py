@@ -333,14 +333,13 @@ class AutoToolAgent:
                 args["label"] = call.label
             action = Action(name=ZOOM_TOOL_NAME, args=args)
             result = await env.step(action)
-            record = StepRecord(
-                index=len(traj.steps) + 1,
-                action=action,
-                feedback=result.feedback,
-                image=result.observation.image if result.feedback.success else None,
-                frame_id=result.observation.frame_id if result.feedback.success else -1,
+            record = StepRecord.from_step(
+                len(traj.steps) + 1,
+                action,
+                result,
                 intent="zoom",
                 decision=len(traj.calls) - 1,
+                keep_failed_view=False,
             )
             traj.steps.append(record)
             if not result.feedback.success:

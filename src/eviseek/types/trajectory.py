@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHan
 from eviseek.types.atomic import write_atomic
 from eviseek.types.image import Image
 from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage, total_tokens
-from eviseek.types.observation import Action, Feedback, Pose
+from eviseek.types.observation import Action, Feedback, Pose, StepResult
 from eviseek.types.plans import AgentPlan, ModePlan, UnreadPlan
 from eviseek.types.question import Question
 
@@ -41,6 +41,44 @@ class StepRecord(BaseModel):
     """Frames the environment rendered while the action ran (a slide), oldest first; ``image``
     is the frame after them."""
     action_frame_ids: list[int] = Field(default_factory=list, exclude_if=lambda v: not v)
+
+    @classmethod
+    def from_step(
+        cls,
+        index: int,
+        action: Action,
+        result: StepResult,
+        *,
+        pose: Pose | None = None,
+        intent: str | None = None,
+        subtask: int | None = None,
+        decision: int | None = None,
+        keep_failed_view: bool = True,
+    ) -> StepRecord:
+        """The record of ``action`` and the ``result`` the environment returned: the one way every
+        agent records a step, so each record carries the same fields (the view, its frame id,
+        the environment's pose and the frames rendered while the action ran).
+
+        ``pose`` is the agent's own dead-reckoned pose, when it keeps one. With
+        ``keep_failed_view=False`` a failed action records no view (frame id -1): for actions
+        whose failure returns no new frame (AutoTool's zoom).
+        """
+        obs = result.observation
+        shown = keep_failed_view or result.feedback.success
+        return cls(
+            index=index,
+            action=action,
+            feedback=result.feedback,
+            image=obs.image if shown else None,
+            frame_id=obs.frame_id if shown else -1,
+            pose=pose,
+            true_pose=obs.pose,
+            intent=intent,
+            subtask=subtask,
+            decision=decision,
+            action_frames=[f.image for f in obs.action_frames],
+            action_frame_ids=[f.frame_id for f in obs.action_frames],
+        )
 
 
 class EvidenceItem(BaseModel):

@@ -327,19 +327,14 @@ class EviSeekAgent:
             failed = None if result.feedback.success else action.name
             pose = ep.pose.apply(action, result.feedback)
             obs = result.observation
-            rec = StepRecord(
-                index=ep.steps_used + 1,
-                action=action,
-                feedback=result.feedback,
-                image=obs.image,
-                frame_id=obs.frame_id,
+            rec = StepRecord.from_step(
+                ep.steps_used + 1,
+                action,
+                result,
                 pose=pose,
-                true_pose=obs.pose,
                 intent=compiled.name,
                 subtask=subtask.id,
                 decision=decision_index,
-                action_frames=[f.image for f in obs.action_frames],
-                action_frame_ids=[f.frame_id for f in obs.action_frames],
             )
             ep.traj.steps.append(rec)
             steps.append(rec)

@@ -303,16 +303,8 @@ class FrontierAgent:
             pose = run.pose.apply(action, result.feedback)
             obs = result.observation
             run.traj.steps.append(
-                StepRecord(
-                    index=len(run.traj.steps) + 1,
-                    action=action,
-                    feedback=result.feedback,
-                    image=obs.image,
-                    frame_id=obs.frame_id,
-                    pose=pose,
-                    true_pose=obs.pose,
-                    intent=label,
-                    decision=stretch,
+                StepRecord.from_step(
+                    len(run.traj.steps) + 1, action, result, pose=pose, intent=label, decision=stretch
                 )
             )
             run.observe(obs)
