@@ -100,6 +100,29 @@ def register_agent(
     _AGENTS[key] = lambda: entry
 
 
+PRESETS: dict[str, dict[str, tuple[dict[str, Any], str]]] = {
+    "eviseek": {
+        "paper": (
+            {"retention": "split", "guarded_answer": False, "look_up": False},
+            "the paper's ESI-Bench EviSeek (Tables 1, 5, 9): its stage prompts' split retention (app. J), "
+            "no guarded answer context and no LOOK_UP intent (both ours)",
+        ),
+        "paper_coverage": (
+            {"retention": "split", "guarded_answer": False, "look_up": False, "coverage_control": True},
+            "eviseek:paper with demand-coverage checks for subtask completion, replanning and stopping "
+            "(Table 10 / app. H.1, app. I)",
+        ),
+    },
+    "passive": {
+        "paper": (
+            {"reference_images": False},
+            "the paper's Passive: one scene image and the question (app. A, 'Passive input protocol')",
+        ),
+    },
+}
+"""Named option sets per agent (``eviseek:paper``): the settings, and where they come from."""
+
+
 def agent_names() -> list[str]:
     """The registered base agent names."""
     return sorted(_AGENTS)
@@ -147,7 +170,11 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
             )
         return name, {}
     overrides: dict[str, Any] = {}
+    presets = PRESETS.get(name, {})
     for opt in options:
+        if opt in presets:
+            overrides.update(presets[opt][0])
+            continue
         if "=" in opt:
             key, _, raw = opt.partition("=")
             overrides[key.strip()] = _value(raw.strip())
@@ -156,9 +183,10 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
             field = cfg_cls.model_fields.get(key)
             if field is None or field.annotation is not bool:
                 flags = [k for k, f in cfg_cls.model_fields.items() if f.annotation is bool]
+                named = f"; presets: {', '.join(presets)}" if presets else ""
                 raise ConfigError(
-                    f"agent spec {spec!r}: {opt!r} is not a switch of {name}; switches: {', '.join(flags)} "
-                    "(use key=value for other settings)"
+                    f"agent spec {spec!r}: {opt!r} is not a switch of {name}; switches: {', '.join(flags)}"
+                    f"{named} (use key=value for other settings)"
                 )
             overrides[key] = True
     return name, overrides

@@ -58,6 +58,52 @@ def stats(
         )
 
 
+@app.command("prompts")
+def prompts(
+    path: Path = typer.Argument(..., help="An ESI-Bench checkout (its task modules supply the task text)"),
+    qid: str = typer.Option(
+        ..., "--id", help="The question: ESI-Bench's id (123) or eviseek's (esibench-123)"
+    ),
+    agents: list[str] = typer.Option(
+        [],
+        "--agent",
+        help="Agent spec (repeatable); default: passive:paper, single-model, eviseek:paper",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the requests as JSON"),
+) -> None:
+    """The first request each agent would send on a question, without a simulator.
+
+    Shows the system and user text (images as placeholders), the call's stage, the actions on
+    offer (as the bridge offers them) and which ESI-Bench hooks supplied the task text.
+    """
+    from eviseek.errors import EviseekError
+    from eviseek.eval.esibench.prompts import first_requests
+
+    try:
+        question, requests = first_requests(path, qid, list(agents) or None)
+    except EviseekError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        import json
+
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in requests], indent=1))
+        return
+    typer.echo(f"question {question.id} ({question.family} / {question.subcategory}): {question.text}")
+    for r in requests:
+        typer.echo("")
+        typer.echo(f"=== {r.agent}: first request" + (f" (stage {r.stage})" if r.stage else "") + " ===")
+        if r.error:
+            typer.echo(f"error: {r.error}")
+        for part, where in r.hooks.items():
+            typer.echo(f"task text, {part}: {where}")
+        typer.echo(f"task actions: {', '.join(r.task_actions) or '(none beyond the camera)'}")
+        typer.echo(f"offered actions: {', '.join(r.offered_actions)}")
+        for m in r.messages:
+            typer.echo(f"--- {m.role} ---")
+            typer.echo(m.text)
+
+
 @app.command("import")
 def import_command(
     results_root: Path = typer.Argument(..., help="The official pipeline's --results-root folder"),

@@ -129,7 +129,7 @@ class Usage(BaseModel):
 
     @property
     def total_tokens(self) -> int | None:
-        """Input + output + reasoning tokens, the EviSeek paper's cost (app. C); None if unknown."""
+        """Input + output + reasoning tokens, the EviSeek paper's cost (§5.4); None if unknown."""
         return total_tokens(self.input_tokens, self.output_tokens, self.reasoning_tokens)
 
     def __add__(self, other: Usage) -> Usage:

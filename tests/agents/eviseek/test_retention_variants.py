@@ -151,3 +151,33 @@ async def test_look_up_runs_in_an_episode(question: Question) -> None:
     traj = await make_agent("eviseek:look_up").run(as_async(GridWorld()), question, script.model())
     assert "LOOK_UP" in traj.plan.intents
     assert [s.action.name for s in traj.steps[:2]] == ["turn_up", "turn_up"]
+
+
+async def test_split_retention_offers_the_last_frame_of_an_intent_the_budget_cut_off(
+    question: Question,
+) -> None:
+    # RISE_TOPDOWN needs 6 steps; with a budget of 4 it is cut, and no seeker decision follows it,
+    # so the curator sees its last frame (frame 4) among the candidates and can keep it.
+    script = standard_script(seek=split_seek(), curate=lambda cfg: {"frames": [4], "note": "the last view"})
+    traj = await run(question, script, retention="split", budget=4)
+    (call,) = script.calls("curate")
+    assert call[0].metadata["candidate_frame_ids"][-1] == 4
+    assert "will not look at it again" in call[1][-1].text()
+    assert [e.item.frame_id for e in traj.board if e.kind == "add"] == [4]
+    assert "curate_last_frame" in [e.kind for e in traj.events]
+
+
+def test_paper_presets() -> None:
+    paper = make_agent("eviseek:paper")
+    assert (paper.config.retention, paper.config.guarded_answer, paper.config.look_up) == (
+        "split",
+        False,
+        False,
+    )
+    assert not paper.config.coverage and not paper.config.coverage_control
+    cov = make_agent("eviseek:paper_coverage")
+    assert (cov.config.retention, cov.config.guarded_answer, cov.config.look_up) == ("split", False, False)
+    assert cov.config.coverage_control
+    # A preset and a switch combine; the switch given last wins.
+    assert make_agent("eviseek:paper+look_up=true").config.look_up is True
+    assert make_agent("passive:paper").config.reference_images is False

@@ -251,7 +251,8 @@ class EviSeekAgent:
             if decision.intent == BLOCKED:
                 subtask.status = "blocked"
                 return
-            await self._act(ep, subtask, decision, record, memory)
+            cap = decisions >= cfg.max_decisions_per_subtask
+            await self._act(ep, subtask, decision, record, memory, cap_reached=cap)
 
     async def _act(
         self,
@@ -260,6 +261,8 @@ class EviSeekAgent:
         decision: SeekDecision,
         record: SeekerDecision,
         memory: WorkingMemory,
+        *,
+        cap_reached: bool = False,
     ) -> None:
         compiled, why = ep.library.compile(
             decision.intent, decision.args, target=decision.target, remaining=ep.remaining
@@ -292,7 +295,10 @@ class EviSeekAgent:
         if not steps:
             kept = []
         elif ep.cfg.retention == "split":
-            kept = await curate(ep, subtask, compiled, steps, memory)
+            # No seeker decision will judge this intent's last frame when the budget is spent, the
+            # episode ended, or this subtask's decisions ran out with nothing left to plan.
+            last_chance = ep.remaining <= 0 or ep.ended or (cap_reached and ep.plan.next_pending() is None)
+            kept = await curate(ep, subtask, compiled, steps, memory, last_chance=last_chance)
         else:
             kept = await review(ep, subtask, compiled, before, before_frame, steps, memory)
         outcome = "; ".join(

@@ -219,7 +219,8 @@ async def answer_episode(
     """Ask the answering call from ``memory``; fill ``answer_images``/``answer_frame_ids``.
 
     Returns ``(answer, raw_answer)`` after normalisation (and a forced choice if needed).
-    ``guarded`` (ours, off by default): an empty board gets the guarded context of
+    ``guarded`` (ours; on by default in EviSeekConfig.guarded_answer, off in ``eviseek:paper``):
+    an empty board gets the guarded context of
     :func:`add_unretained_context` instead of no scene image at all.
     """
     ctx = build_context(

@@ -55,7 +55,7 @@ class EviSeekConfig(BaseModel):
     retention: Retention = "merged"
     """Who retains evidence. ``merged`` (ours, the default so far): one keeper call after each
     intent sees up to ``keep_candidates`` of its new views and keeps some. ``split`` (the paper's
-    stage prompts, app. G): the seeker's reply says whether to keep the current view, and a
+    stage prompts, app. J): the seeker's reply says whether to keep the current view, and a
     separate curator call picks intermediate frames of each executed intent's sequence."""
     guarded_answer: bool = True
     """Guarded answer context (ours; off = the paper's behaviour): when the board is empty at

@@ -8,7 +8,9 @@ With ``EviSeekConfig.retention="split"`` the merged keeper is not called. Instea
   board, so a view the seeker stops on is never lost;
 - after each executed intent, :func:`curate` shows a curator call the frames the intent passed
   through before its last one (up to ``keep_candidates``, evenly spaced) and adds the ones it
-  picks. The last frame is the seeker's to judge at its next decision.
+  picks. The last frame is the seeker's to judge at its next decision; when there is no next
+  decision (the budget is spent, the environment ended the episode, or the subtask's decision cap
+  is reached with no subtask left), the curator is offered the last frame too, so it is not lost.
 
 Both write full provenance (frame, step, outcome, intent, subtask, demand, note).
 """
@@ -48,14 +50,24 @@ async def curate(
     compiled: CompiledIntent,
     steps: list[StepRecord],
     memory: WorkingMemory | None = None,
+    *,
+    last_chance: bool = False,
 ) -> list[EvidenceItem]:
     """Ask the curator about an intent's intermediate frames; add the picked ones to the board.
 
-    An intent of one action has no intermediate frame, and no call is made.
+    ``last_chance``: no seeker decision follows, so the intent's last frame is offered as well.
+    Otherwise an intent of one action has no intermediate frame, and no call is made.
     """
-    candidates = candidate_steps(steps[:-1], ep.cfg.keep_candidates)
+    candidates = candidate_steps(steps if last_chance else steps[:-1], ep.cfg.keep_candidates)
     if not candidates:
         return []
+    if last_chance:
+        ep.traj.log(
+            "curate_last_frame",
+            "no seeker decision follows this intent: its last frame is offered to the curator",
+            stage=Stage.CURATE,
+            at_step=ep.steps_used,
+        )
     reply = await ask_review(
         ep,
         subtask,
@@ -66,6 +78,7 @@ async def curate(
         stage=Stage.CURATE,
         reply=CurateReply,
         fallback="keep no intermediate frame",
+        includes_last=last_chance,
     )
     if reply is None:
         return []  # unreadable: the seeker still judges the intent's last view

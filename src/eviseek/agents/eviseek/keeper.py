@@ -49,6 +49,7 @@ async def ask_review(
     purpose: str | None = None,
     before: Image | None = None,
     before_frame: int | None = None,
+    includes_last: bool = False,
 ) -> R | None:
     """Ask a call that reviews an intent's views; its parsed reply, or ``None`` if unreadable.
 
@@ -81,6 +82,7 @@ async def ask_review(
         "outcome": "; ".join(outcomes),
         "memory": tried,
         "candidates": [{"step": s.index, "image": s.image} for s in candidates],
+        "includes_last": includes_last,
     }
     if before is not None:
         context["before"] = before

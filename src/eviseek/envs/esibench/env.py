@@ -114,6 +114,43 @@ def feedback_of(result: dict[str, Any]) -> Feedback:
     )
 
 
+def offered_actions(task_text: TaskText | None, objects: list[str]) -> list[ActionSpec]:
+    """What the bridge offers: the camera primitives, ``stop``, and the task's own actions by name
+    (with the scene's object names as each argument's choices); without a task text, one free
+    ``physical(command)`` phrase."""
+    specs = [
+        ActionSpec(name=n, kind="camera", magnitude=0.25, description=d) for n, d in CAMERA_MOVES.items()
+    ]
+    specs += [
+        ActionSpec(name=n, kind="camera", magnitude=15.0, description=d) for n, d in CAMERA_TURNS.items()
+    ]
+    specs.append(ActionSpec(name="stop", kind="control", description="end the episode and answer"))
+    if task_text is not None:
+        for a in task_text.actions:
+            said = f"{a.phrase}: {a.description}" if a.description else a.phrase
+            specs.append(
+                ActionSpec(
+                    name=a.name,
+                    kind="manipulation",
+                    params=list(a.params),
+                    choices={p: objects for p in a.params} if objects else {},
+                    description=f"the task's action '{said}'",
+                )
+            )
+        return specs
+    listed = f"; objects: {', '.join(objects)}" if objects else ""
+    specs.append(
+        ActionSpec(
+            name="physical",
+            kind="manipulation",
+            params=["command"],
+            description="a physical action phrase the task allows, e.g. 'pick up X', "
+            "'place X on top of Y', 'put back X'" + listed,
+        )
+    )
+    return specs
+
+
 class ESIBenchEnv:
     """One ESI-Bench question per episode, on the official simulator set-up."""
 
@@ -226,38 +263,7 @@ class ESIBenchEnv:
     def legal_actions(self) -> list[ActionSpec]:
         """The camera primitives, ``stop``, and the task's own actions by name (see the module
         docstring); before a task text exists, one free ``physical(command)`` phrase."""
-        specs = [
-            ActionSpec(name=n, kind="camera", magnitude=0.25, description=d) for n, d in CAMERA_MOVES.items()
-        ]
-        specs += [
-            ActionSpec(name=n, kind="camera", magnitude=15.0, description=d) for n, d in CAMERA_TURNS.items()
-        ]
-        specs.append(ActionSpec(name="stop", kind="control", description="end the episode and answer"))
-        objects = sorted(set(self._names.values()))
-        if self.task_text is not None:
-            for a in self.task_text.actions:
-                said = f"{a.phrase}: {a.description}" if a.description else a.phrase
-                specs.append(
-                    ActionSpec(
-                        name=a.name,
-                        kind="manipulation",
-                        params=list(a.params),
-                        choices={p: objects for p in a.params} if objects else {},
-                        description=f"the task's action '{said}'",
-                    )
-                )
-            return specs
-        listed = f"; objects: {', '.join(objects)}" if objects else ""
-        specs.append(
-            ActionSpec(
-                name="physical",
-                kind="manipulation",
-                params=["command"],
-                description="a physical action phrase the task allows, e.g. 'pick up X', "
-                "'place X on top of Y', 'put back X'" + listed,
-            )
-        )
-        return specs
+        return offered_actions(self.task_text, sorted(set(self._names.values())))
 
     def close(self) -> None:
         """Clean up the question and release the simulator (as the official pipeline does)."""

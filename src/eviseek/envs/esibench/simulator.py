@@ -51,7 +51,7 @@ class ESIBenchSimulator:
         step_image_root: Path,
         robot: str = "R1",
         max_steps: int = 30,
-        min_steps: int = 1,
+        min_steps: int = 3,
         threshold: float = 0.8,
     ) -> None:
         self.pipeline = pipeline
