@@ -70,9 +70,11 @@ def stage_one(args: argparse.Namespace) -> bool:
         over = {**_overrides(args), "tiny_model": None, "model": str(warm), "warmup.steps": 0}
         cfg = load_config(args.config, over)
         model, processor, _ = load_model_and_processor(cfg)
-        from eviseek.train.learning_run import Evaluation
+        from eviseek.train.learning_run import Evaluation, write_prompts
 
-        ev: Evaluation = evaluate_saved(cfg, model, processor, _heldout(args), forced=True)
+        rows = _heldout(args)
+        write_prompts(warm / "heldout_prompts.jsonl", cfg, processor, rows)
+        ev: Evaluation = evaluate_saved(cfg, model, processor, rows, forced=True)
         (warm / "heldout.json").write_text(ev.model_dump_json(indent=2), encoding="utf-8")
         print(f"warm-up model held-out: {json.dumps(ev.free.stats)}")
     return ran

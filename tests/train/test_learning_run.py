@@ -56,6 +56,8 @@ def test_warm_up_then_grpo_raises_the_reward(tmp_path: Path) -> None:
     warm = tmp_path / "warm"
     report = warm_start(cfg, warm)
     assert report.steps == 60 and report.losses[-1] < report.losses[0] / 4
+    # The warm-up directory keeps the exact prompts of its questions.
+    assert len((warm / "prompts.jsonl").read_text().splitlines()) == len(warmup_rows(cfg))
 
     heldout = tag_grid_rows(4, seed=4, config=TagGridConfig(**GRID))
     wcfg = _config(tmp_path, tiny_model=None, model=str(warm), warmup={"steps": 0})

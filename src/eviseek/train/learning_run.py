@@ -111,10 +111,33 @@ def warm_start(
         on_step=None if on_step is None else (lambda k: on_step(model, processor, k)),
     )
     out.mkdir(parents=True, exist_ok=True)
+    write_prompts(out / "prompts.jsonl", cfg, processor, train_rows)
     model.save_pretrained(str(out))
     processor.save_pretrained(str(out))
     (out / "warmup.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
     return report
+
+
+def write_prompts(path: Path, cfg: AutoToolTrainConfig, processor: Any, rows: list[TrainingRow]) -> None:
+    """The exact prompt (system and user turn, images as placeholders) of each row, one JSON line
+    per row: what the warm-up and the held-out evaluation asked (GRPO's are written by
+    ``build_trainer``)."""
+    import json
+
+    from eviseek.train.trl_autotool.dataset import prompt_for
+
+    frame = _frame(cfg, processor)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            prompt = prompt_for(
+                row,
+                cfg.zoom.coordinates,
+                frame,
+                compact=cfg.prompt_style == "compact",
+                offer_tool=cfg.zoom.enabled,
+            )
+            fh.write(json.dumps({"id": row.id, "prompt": prompt}) + "\n")
 
 
 def variant_config(
