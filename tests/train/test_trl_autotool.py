@@ -231,10 +231,12 @@ def test_force_mode_suppresses_the_other_mode_token_in_trls_sampling(tmp_path: P
     free = build_trainer(cfg, rows=rows)
     forced_cfg = cfg.model_copy(deep=True)
     forced_cfg.grpo = forced_cfg.grpo.model_copy(update={"force_mode": "tool_on"})
+    forced_cfg.warmup = forced_cfg.warmup.model_copy(update={"steps": 0})  # the free run's weights below
     tok = free.trainer.processing_class.tokenizer
     off_id = tok.convert_tokens_to_ids("<tool_off>")
     image_id = free.trainer.model.config.image_token_id
     forced = build_trainer(forced_cfg, rows=rows)
+    forced.trainer.model.load_state_dict(free.trainer.model.state_dict())
     assert set(forced.trainer.generation_config.suppress_tokens) == {off_id, image_id}
     assert off_id not in (free.trainer.generation_config.suppress_tokens or [])
 
