@@ -97,6 +97,14 @@ def print_express(rows: Any) -> None:
             _num(r.mean_path_m, 2),
         )
     console.print(t)
+    from eviseek.eval.express.table import ended_text
+
+    ends = Table(title="How episodes ended", title_justify="left")
+    ends.add_column("agent")
+    ends.add_column("ended")
+    for r in rows:
+        ends.add_row(r.agent, ended_text(r.ended))
+    console.print(ends)
     if any(r.graded < r.n for r in rows):
         typer.echo(
             "note: C, C* and E_path cover judged episodes only; grade the rest with "

@@ -90,7 +90,7 @@ def test_answers_are_balanced_so_a_text_only_guess_stays_near_chance() -> None:
         if slug == "traversable_passage":
             # The right option's position in the list is what a text-only agent could exploit.
             answers = Counter(str((q.contract.options or []).index(str(q.ground_truth))) for q in qs)
-        k = {"attribute": 11, "existence": 2, "counting": 4, "relation": 8, "regional_boundary": 3}.get(
+        k = {"attribute": 9, "existence": 2, "counting": 4, "relation": 8, "regional_boundary": 3}.get(
             slug, 4
         )
         # Balanced by construction: the commonest answer appears at most ceil(n / k) times, so the

@@ -118,6 +118,49 @@ class ExpressRow(BaseModel):
     mean_path_m: float | None
     question_only: bool = False
     """No episode moved or showed an image (a Blind system): grounding and distance do not apply."""
+    ended: dict[str, int] = {}
+    """How the agent's episodes ended (:func:`episode_end`), counts by reason."""
+
+
+END_REASONS: tuple[str, ...] = (
+    "demands covered",
+    "controller stopped",
+    "plan exhausted",
+    "agent stopped",
+    "map explored",
+    "budget spent",
+    "no moves",
+)
+"""Why an episode ended, in the order reports list them."""
+
+
+def episode_end(traj: Trajectory) -> str:
+    """Why an episode ended (one of :data:`END_REASONS`).
+
+    EviSeek's navigation variant: its coverage controller judged every demand covered, or stopped
+    on evidence it found sufficient, or the plan's subtasks (and replans) ran out first (``plan
+    exhausted``), or the step budget did. Frontier and Single-model record their own ``ended_by``;
+    an agent that never moves (Blind, Passive) ends with ``no moves``.
+    """
+    plan = traj.plan
+    budget = traj.config.get("budget") if isinstance(traj.config, dict) else None
+    spent = isinstance(budget, int) and len(traj.steps) >= budget
+    checks = getattr(plan, "coverage", None)
+    if isinstance(checks, list) and getattr(plan, "demands", None) is not None and checks:
+        demands = {d.id for d in getattr(plan, "demands", [])}
+        if demands and demands <= set(getattr(plan, "covered", []) or []):
+            return "demands covered"
+        if any(e.kind == "early_stop" for e in traj.events):
+            return "controller stopped"
+        return "budget spent" if spent else "plan exhausted"
+    ended_by = getattr(plan, "ended_by", None)
+    if not traj.steps and ended_by is None:
+        return "no moves"
+    if spent or ended_by == "budget":
+        return "budget spent"
+    if ended_by == "explored":
+        return "map explored"
+    return "agent stopped"
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -130,7 +173,10 @@ def express_row(
     """Aggregate one agent's episodes."""
     grids = _Grids()
     c, c_star, e_path, d_t, exact, paths = [], [], [], [], [], []
+    ended: dict[str, int] = {}
     for traj, question, grade in episodes:
+        why = episode_end(traj)
+        ended[why] = ended.get(why, 0) + 1
         nav = episode_nav(traj, question, grids)
         paths.append(nav.path_m)
         if nav.d_T is not None:
@@ -159,6 +205,7 @@ def express_row(
         n_exact=len(exact),
         mean_path_m=_mean(paths),
         question_only=all(not t.steps and not t.answer_images for t, _, _ in episodes),
+        ended={k: ended[k] for k in END_REASONS if k in ended},
     )
 
 

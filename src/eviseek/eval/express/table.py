@@ -10,6 +10,11 @@ from eviseek.eval.tables import Cell, Table, fmt
 DASH = "—"
 
 
+def ended_text(ended: dict[str, int]) -> str:
+    """``demands covered 12, budget spent 3``: how an agent's episodes ended."""
+    return ", ".join(f"{k} {n}" for k, n in ended.items())
+
+
 def express_table(rows: Sequence[ExpressRow]) -> Table:
     """C, C* and E_path on a 0-100 scale and d_T in metres (the paper's Table 4), plus our columns.
 
@@ -23,9 +28,9 @@ def express_table(rows: Sequence[ExpressRow]) -> Table:
             "C = mean 100·g·s/5, C* = mean 100·s/5, E_path = mean C·l/max(p, l), d_T = mean geodesic "
             "distance (m) from the end point to the target; judge grades from express.jsonl "
             "(`eviseek judge --protocol express`). 'exact' scores closed-form answers exactly (ours); "
-            "'graded' counts episodes the judge graded."
+            "'graded' counts episodes the judge graded; 'ended' says how episodes ended (ours)."
         ),
-        columns=["Method", "C ↑", "C* ↑", "E_path ↑", "d_T ↓", "exact %", "n", "graded"],
+        columns=["Method", "C ↑", "C* ↑", "E_path ↑", "d_T ↓", "exact %", "n", "graded", "ended"],
     )
     for r in rows:
         blind = r.question_only
@@ -39,6 +44,7 @@ def express_table(rows: Sequence[ExpressRow]) -> Table:
                 Cell(fmt(r.exact, 1)),
                 Cell(str(r.n)),
                 Cell(str(r.graded)),
+                Cell(ended_text(r.ended), numeric=False),
             ]
         )
     return t

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eviseek.models.reference import navigate
+from eviseek.models.reference import house, navigate
 from eviseek.models.reference.express_judge import express_judge_reply
 from eviseek.models.reference.request import Request
 from eviseek.models.reference.verdict import Verdict
@@ -42,7 +42,10 @@ def explore_check(req: Request) -> dict[str, Any]:
     final = bool(req.meta.get("final"))
     enough = final or verdict.confidence >= 0.9
     view = req.current
-    side = navigate.target_side(req.task, view) if view is not None else None
+    if req.house is not None and view is not None:
+        side = house.heading(req.house, view, set())[0]
+    else:
+        side = navigate.target_side(req.task, view) if view is not None else None
     return {
         "enough": enough,
         "answer": verdict.answer,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eviseek.models.reference.house import HouseAsk
 from eviseek.models.reference.policy import ROUTINE_LABELS, routine_for
 from eviseek.models.reference.request import Request
 from eviseek.models.reference.task import HEIGHTS_SHOW, Task
@@ -107,8 +108,27 @@ def goal_texts(task: Task) -> list[str]:
     return [f"{label}: scan the scene once"]
 
 
+def house_demand(ask: HouseAsk) -> str:
+    """What a house question needs seen, without presuming the answer."""
+    if ask.kind == "attribute":
+        return f"The {ask.category} in the {ask.room}, near enough to tell its colour"
+    if ask.kind == "location":
+        return f"The {ask.colour} {ask.category}, with the floor of the room it stands in"
+    if ask.kind in ("existence", "counting"):
+        return f"Every surface of the {ask.room} where a {ask.category} could stand, seen once"
+    if ask.kind == "relation":
+        return f"The top of the {ask.furniture} in the {ask.room}, and what stands on it"
+    if ask.kind == "traversable_passage":
+        return f"The doorways of the {ask.room} and the rooms that show through them"
+    if ask.kind == "regional_boundary":
+        return f"The wall between the {ask.room} and the {ask.other}: a doorway through it, or none"
+    return f"The rooms passed on the walk from the {ask.room} to the {ask.other}"
+
+
 def demands(req: Request) -> dict[str, Any]:
     limit = int(req.meta.get("max_demands", 4) or 4)
+    if req.house is not None:
+        return {"demands": [{"text": house_demand(req.house)}]}
     return {"demands": [{"text": t} for t in demand_texts(req.task)[:limit]]}
 
 

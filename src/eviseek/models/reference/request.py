@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from eviseek.models.reference.house import HouseAsk, read_ask, solve_house
 from eviseek.models.reference.motion import solve_slide_frames
 from eviseek.models.reference.solve import Verdict, solve
 from eviseek.models.reference.task import Task, read_task
@@ -36,6 +37,8 @@ class Request:
         advice = re.findall(r"^Advice for this task:\s*(.+)$", self.text, re.M)
         self.task: Task = read_task(question, self.meta, advice[-1] if advice else "")
         self.task.notes = _own_notes(self.meta)
+        self.house: HouseAsk | None = read_ask(question, list(self.task.options))
+        """The house question asked, when it is one (read by the house reader instead)."""
         self._views: list[View] | None = None
 
     @property
@@ -57,6 +60,8 @@ class Request:
     def verdict(self) -> Verdict:
         """The answer the attached images and the reported outcomes support; a call on an
         action's frames (``motion_frames``) is answered from those frames alone."""
+        if self.house is not None:
+            return solve_house(self.house, self.views)
         n = int(self.meta.get("motion_frames") or 0)
         if n >= 2 and len(self.views) >= n:
             seen = solve_slide_frames(self.task, self.views[-n:])

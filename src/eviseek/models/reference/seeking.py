@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eviseek.models.reference import navigate
+from eviseek.models.reference import house, navigate
 from eviseek.models.reference.intents import Intent, seek_intent
 from eviseek.models.reference.planning import names_of
 from eviseek.models.reference.policy import CAMERA_NAMES, PoseEstimate, routine_of_goal
@@ -26,7 +26,7 @@ def seek(req: Request) -> dict[str, Any]:
     if view is None:
         return Intent("BLOCKED", reasoning="no current view was shown").reply()
     if navigate.is_navigation(offered):
-        name, args, why = navigate.nav_intent(req.task, view, memory, req.trail, remaining)
+        name, args, why = navigate.nav_intent(req.task, view, memory, req.trail, remaining, req.house)
         nav_reply = Intent(name, dict(args), reasoning=why).reply()
         if req.meta.get("ask_keep"):
             nav_reply.update(_seek_keep(req, view))
@@ -74,6 +74,8 @@ def _seek_keep(req: Request, view: View) -> dict[str, Any]:
 
 
 def _judge_views(req: Request, candidates: list[View], tested: bool) -> dict[str, Any]:
+    if req.house is not None:
+        return _keep_house(req, candidates)
     if req.meta.get("navigation") and req.task.kind == "unknown":
         return _keep_named_colour(req, candidates)
     scores = [quality(req.task, v) for v in candidates]
@@ -142,9 +144,46 @@ def _keep_named_colour(req: Request, candidates: list[View]) -> dict[str, Any]:
     return {"keep": True, "frames": [best + 1], "note": note}
 
 
+REPLAN_MIN_STEPS = 12
+"""Steps a house search needs left to be worth a new subtask (a turn round and a few moves)."""
+
 NAMED_COLOUR_SHARE = 0.002
 """Smallest share of the picture a named colour must cover for the house keeper to keep the view
 (about 150 pixels at 320x240: a small object a few metres away)."""
+
+
+def _keep_house(req: Request, candidates: list[View]) -> dict[str, Any]:
+    """Keep the views that show something the house question turns on: its room (with any small
+    objects in it), another room's floor through a doorway, or the object it names anywhere.
+    The note names the room each kept view was taken in (the policy's own map)."""
+    ask = req.house
+    assert ask is not None
+    frames: list[int] = []
+    notes: list[str] = []
+    for i, v in enumerate(candidates):
+        s = house.read_view(v)
+        useful = (
+            (s.room is not None and s.room in (ask.room, ask.other))
+            or any(ask.category in (None, o.category) for o in s.objects)
+            or (
+                ask.kind in ("traversable_passage", "regional_boundary", "long_term_navigation")
+                and bool(s.floor_x)
+            )
+            or (ask.kind == "long_term_navigation" and s.room is not None)
+        )
+        if useful:
+            frames.append(i + 1)
+            things = ", ".join(f"{o.colour} {o.category}" for o in s.objects[:3]) or "no small object"
+            rooms = ", ".join(s.floor_x) or "no other room"
+            notes.append(f"in the {s.room or 'unknown room'}: {things}; {rooms} in view")
+    if not frames:
+        where = house.read_view(candidates[-1]).room if candidates else None
+        return {
+            "keep": False,
+            "frames": [],
+            "note": f"in the {where or 'unknown room'}: nothing the question needs",
+        }
+    return {"keep": True, "frames": frames[-3:], "note": notes[-1]}
 
 
 def _coverage_nav(req: Request) -> dict[str, Any]:
@@ -154,7 +193,10 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
     covered = [int(c) for c in req.meta.get("covered_before") or []]
     active = req.meta.get("active") or {}
     threshold = {"shape": 0.01, "order": 0.6}.get(req.task.kind, 0.8)
-    if req.task.kind == "unknown":
+    if req.house is not None:
+        # The demand is covered once the retained views hold evidence that settles it.
+        fresh = req.views if house.covered(req.house, req.views) else []
+    elif req.task.kind == "unknown":
         # A question the policy cannot measure: a retained view of the colour it names is as
         # much as it can establish.
         fresh = [v for v in req.views if navigate.target_size(req.task, v) >= NAMED_COLOUR_SHARE]
@@ -163,7 +205,20 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
     if fresh and active.get("demand") is not None and int(active["demand"]) not in covered:
         covered.append(int(active["demand"]))
     settled = bool(req.views) and req.verdict().confidence >= 0.9
-    all_covered = {int(d["id"]) for d in req.meta.get("demands") or []} <= set(covered)
+    demand_ids = [int(d["id"]) for d in req.meta.get("demands") or []]
+    all_covered = set(demand_ids) <= set(covered)
+    left = int(req.meta.get("remaining_steps", 0) or 0)
+    if req.house is not None and not active and not settled and not all_covered and left >= REPLAN_MIN_STEPS:
+        # The plan ran out before the evidence was found: look elsewhere while steps remain.
+        todo = next(d for d in demand_ids if d not in covered)
+        where = f"the {req.house.target_room}" if req.house.target_room else "a room not yet seen"
+        goal = f"Look round {where} again, from a new spot, for what the question asks"
+        return {
+            "covered": covered,
+            "decision": "replan",
+            "subtasks": [{"goal": goal, "demand": todo}],
+            "note": "not found yet; search on",
+        }
     if settled or not active or all_covered:
         return {
             "covered": covered,

@@ -31,7 +31,13 @@ def single_step(req: Request) -> dict[str, Any]:
     if navigate.is_navigation(legal):
         results = [m.group(3) for m in HISTORY_ACTION.finditer(req.text)]
         action, why = navigate.nav_atomic(
-            req.task, view, replay.actions, bool(results) and navigate.failed(results[-1]), legal
+            req.task,
+            view,
+            replay.actions,
+            bool(results) and navigate.failed(results[-1]),
+            legal,
+            req.house,
+            verdict.confidence >= 0.9,
         )
     else:
         action, why = next_atomic(

@@ -1,0 +1,399 @@
+"""Reading houses from pixels: which room a view is in, which rooms show through doorways, which
+small objects stand in view (by colour and shape), and what that says about a house question.
+
+Everything here works on the RGB pixels the agents attach and on the question text; nothing
+touches the simulator. Two tables of looks were measured once on houses from seeds no split uses
+(9100-9105 for floors, 9150 for object shapes; ``scripts/house_reference_calibration.py``
+re-measures them):
+
+* each room type's floor colour (floors are flat, so one colour each under the house's light);
+* each small object's silhouette in its own colour, seen from 1.2-3 m at the agent's height:
+  height over width of its bounding box and the share of that box it fills (a bottle is three
+  times taller than wide, a ball and a lamp's shade are square, but a ball fills 78 % of its box
+  and a shade 97 %).
+
+A view is then summarised as: the room under the camera (the floor colour filling the bottom of
+the frame), the other rooms whose floors show (through doorways), and the small coloured blobs
+below the horizon, each with the category its silhouette is nearest to. Answers combine the
+summaries of every attached view (see :func:`solve_house`). It is a reference player, not a
+good one: a piece of furniture far away can pass for a small object, and an object in front of
+furniture of its own colour is lost in it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from eviseek.models.reference.verdict import Verdict
+from eviseek.models.reference.vision import View
+
+FLOOR_LOOKS: dict[str, tuple[int, int, int]] = {
+    "hallway": (182, 161, 134),
+    "living room": (143, 109, 77),
+    "kitchen": (202, 202, 208),
+    "laundry room": (171, 182, 171),
+    "dining room": (116, 82, 57),
+    "office": (98, 104, 119),
+    "bathroom": (220, 229, 239),
+    "bedroom": (161, 124, 87),
+}
+"""Median rendered floor colour per room type (seeds 9100-9105, 24 views per house)."""
+FLOOR_TOLERANCE = 9
+"""Largest per-channel difference for a pixel to count as a floor colour."""
+ROOM_MIN_SHARE = 0.15
+"""Share of the bottom band a floor colour must fill to say the camera stands in that room."""
+ROOM_FALLBACK_SHARE = 0.04
+"""With no floor at the bottom of the frame, the floor filling this share of it names the room."""
+OTHER_ROOM_MIN_PIXELS = 150
+"""Pixels of another room's floor that count as seeing that room (about 0.2 % of 320x240)."""
+
+SHAPES: dict[str, tuple[float, float]] = {
+    "cup": (1.56, 0.89),
+    "vase": (2.11, 0.67),
+    "book": (0.42, 0.64),
+    "ball": (1.06, 0.78),
+    "box": (0.76, 0.86),
+    "bottle": (3.17, 0.83),
+    "lamp": (1.06, 0.97),
+    "laptop": (0.85, 0.55),
+}
+"""Median (height / width, fill of the bounding box) of each small object's own-colour blob
+(seed 9150, 16 views each at 320x240)."""
+SHAPE_MAX_DISTANCE = 0.35
+"""A blob further than this from every category's silhouette is not a small object."""
+OBJECT_MIN_AREA = 20
+OBJECT_MAX_SIDE = 0.3
+"""Blobs taller or wider than this share of the frame are furniture, not small objects."""
+
+PLURALS = {
+    "cups": "cup",
+    "vases": "vase",
+    "books": "book",
+    "balls": "ball",
+    "boxes": "box",
+    "bottles": "bottle",
+    "lamps": "lamp",
+    "laptops": "laptop",
+}
+
+
+@dataclass
+class Seen:
+    """A small object in one view."""
+
+    colour: str
+    category: str
+    fit: float
+    """Distance of its silhouette from the category's (smaller is surer)."""
+    area: int
+    x: float
+    """Horizontal centre, as a share of the frame width."""
+    room: str | None = None
+    """The room whose floor shows just below it (the floor in front of what it stands on)."""
+
+
+@dataclass
+class HouseView:
+    """One view of a house, summarised."""
+
+    room: str | None
+    rooms: dict[str, int] = field(default_factory=dict)
+    """Floor pixels of every room type in view (the camera's own room included)."""
+    objects: list[Seen] = field(default_factory=list)
+    floor_x: dict[str, float] = field(default_factory=dict)
+    """Horizontal centre (share of width) of each other room's floor in view."""
+
+
+def _shape_distance(aspect: float, fill: float, proto: tuple[float, float]) -> float:
+    return math.hypot(math.log(aspect / proto[0]), 1.5 * (fill - proto[1]))
+
+
+def read_view(view: View) -> HouseView:
+    """The room under the camera, the floors in view and the small objects in ``view``."""
+    assert view.rgb is not None
+    hit = view.__dict__.get("_house")
+    if isinstance(hit, HouseView):
+        return hit
+    rgb = view.rgb.astype(np.int16)
+    h, w = rgb.shape[:2]
+    names = list(FLOOR_LOOKS)
+    protos = np.array([FLOOR_LOOKS[n] for n in names], dtype=np.int16)
+    diff = np.abs(rgb[:, :, None, :] - protos[None, None, :, :]).max(axis=3)
+    near = diff.min(axis=2) <= FLOOR_TOLERANCE
+    label = np.where(near, diff.argmin(axis=2), -1)
+    counts = np.bincount(label[label >= 0].ravel(), minlength=len(names))
+    rooms = {names[i]: int(c) for i, c in enumerate(counts) if c > 0}
+    band = label[int(h * 0.8) :, w // 4 : 3 * w // 4]
+    band_counts = np.bincount(band[band >= 0].ravel(), minlength=len(names))
+    room = None
+    if band_counts.max(initial=0) >= ROOM_MIN_SHARE * band.size:
+        room = names[int(band_counts.argmax())]
+    elif counts.max(initial=0) >= ROOM_FALLBACK_SHARE * h * w:
+        # Furniture fills the bottom of the frame: the floor that shows most is most likely ours.
+        room = names[int(counts.argmax())]
+    floor_x: dict[str, float] = {}
+    for i, n in enumerate(names):
+        if n != room and counts[i] >= OTHER_ROOM_MIN_PIXELS:
+            xs = np.nonzero(label == i)[1]
+            floor_x[n] = float(xs.mean() / w)
+    objects: list[Seen] = []
+    for colour, blobs in view.blobs.items():
+        for b in blobs:
+            if b.area < OBJECT_MIN_AREA or b.height > OBJECT_MAX_SIDE * h or b.width > OBJECT_MAX_SIDE * w:
+                continue
+            if b.top < h * 0.45 or b.bottom >= h:  # above the horizon or cut off: not on a surface
+                continue
+            aspect = b.height / max(1, b.width)
+            best = min(SHAPES, key=lambda c: _shape_distance(aspect, b.extent, SHAPES[c]))
+            fit = _shape_distance(aspect, b.extent, SHAPES[best])
+            if fit <= SHAPE_MAX_DISTANCE:
+                below = label[b.bottom :, b.left : b.left + b.width]
+                on = None
+                for row in below:
+                    hits = row[row >= 0]
+                    if hits.size:
+                        on = names[int(np.bincount(hits).argmax())]
+                        break
+                objects.append(Seen(colour, best, fit, b.area, b.centroid[0] / w, on or room))
+    out = HouseView(room=room, rooms=rooms, objects=objects, floor_x=floor_x)
+    view.__dict__["_house"] = out  # analysed views are cached by content, so this is read once
+    return out
+
+
+# ------------------------------------------------------------------------------ questions
+
+
+@dataclass
+class HouseAsk:
+    """A house question, read from its text."""
+
+    kind: str
+    room: str | None = None
+    other: str | None = None
+    category: str | None = None
+    colour: str | None = None
+    furniture: str | None = None
+    options: list[str] = field(default_factory=list)
+    text: str = ""
+
+    @property
+    def target_room(self) -> str | None:
+        """The room whose inside the answer depends on (``None``: anywhere)."""
+        if self.kind == "long_term_navigation":
+            return self.other
+        return self.room
+
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("attribute", re.compile(r"What colour is the ([a-z ]+?) in the ([a-z ]+)\?")),
+    ("location", re.compile(r"In which room is the ([a-z]+) ([a-z ]+?)\?")),
+    ("existence", re.compile(r"Is there an? ([a-z ]+?) in the ([a-z ]+)\?")),
+    ("counting", re.compile(r"How many ([a-z ]+?) are there in the ([a-z ]+)\?")),
+    ("relation", re.compile(r"What is standing on the ([a-z ]+?) in the ([a-z ]+)\?")),
+    (
+        "traversable_passage",
+        re.compile(r"Which of these rooms can you walk into directly from the ([a-z ]+), through a doorway"),
+    ),
+    ("regional_boundary", re.compile(r"What lies between the ([a-z ]+?) and the ([a-z ]+)\?")),
+    (
+        "long_term_navigation",
+        re.compile(r"You are in the ([a-z ]+)\. On the shortest walk .*? to the middle of the ([a-z ]+?),"),
+    ),
+]
+
+
+def read_ask(question: str, options: list[str] | None = None) -> HouseAsk | None:
+    """The house question ``question`` asks, or ``None`` for any other question."""
+    for kind, pat in _PATTERNS:
+        m = pat.search(question)
+        if m is None:
+            continue
+        g = m.groups()
+        ask = HouseAsk(kind=kind, options=list(options or []), text=question)
+        if kind == "attribute":
+            ask.category, ask.room = g
+        elif kind == "location":
+            ask.colour, ask.category = g
+        elif kind == "existence":
+            ask.category, ask.room = g
+        elif kind == "counting":
+            ask.category, ask.room = PLURALS.get(g[0], g[0]), g[1]
+        elif kind == "relation":
+            ask.furniture, ask.room = g
+        elif kind == "traversable_passage":
+            ask.room = g[0]
+        else:
+            ask.room, ask.other = g
+        if ask.room is not None and ask.room not in FLOOR_LOOKS:
+            return None
+        if ask.other is not None and ask.other not in FLOOR_LOOKS:
+            return None
+        if ask.category is not None and ask.category not in SHAPES:
+            return None
+        return ask
+    return None
+
+
+def _guess(ask: HouseAsk, answers: list[str]) -> str:
+    """A fixed guess drawn from the question's own text: a text-only reader can do no better."""
+    if not answers:
+        return "unknown"
+    return answers[zlib.crc32(ask.text.encode()) % len(answers)]
+
+
+def _answers(ask: HouseAsk) -> list[str]:
+    if ask.kind == "counting":
+        return ["0", "1", "2", "3"]
+    if ask.kind == "existence":
+        return ["yes", "no"]
+    return list(ask.options)
+
+
+def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
+    """Answer ``ask`` from ``views`` (a guess with confidence 0 when they show nothing useful)."""
+    seen = [read_view(v) for v in views]
+    inside = [i for i, s in enumerate(seen) if s.room is not None and s.room == ask.room]
+    verdict: Verdict | None = None
+    if ask.kind in ("attribute", "counting", "existence", "relation"):
+        verdict = _object_in_room(ask, seen, inside)
+    elif ask.kind == "location":
+        votes: Counter[str] = Counter()
+        where: dict[str, int] = {}
+        for i, s in enumerate(seen):
+            for o in s.objects:
+                if o.colour == ask.colour and o.category == ask.category and o.room is not None:
+                    votes[o.room] += o.area
+                    where.setdefault(o.room, i)
+        if votes:
+            room = votes.most_common(1)[0][0]
+            verdict = Verdict(room, 0.95, where[room], f"a {ask.colour} {ask.category} in the {room}")
+    elif ask.kind == "traversable_passage":
+        # Two floors in one view meet at a doorway (a room two doorways off shows less floor).
+        votes = Counter()
+        first: dict[str, int] = {}
+        for i, s in enumerate(seen):
+            if s.rooms.get(str(ask.room), 0) < OTHER_ROOM_MIN_PIXELS:
+                continue
+            for r, n in s.rooms.items():
+                if r != ask.room and r in ask.options and n >= OTHER_ROOM_MIN_PIXELS:
+                    votes[r] += n
+                    first.setdefault(r, i)
+        if votes:
+            room = votes.most_common(1)[0][0]
+            verdict = Verdict(
+                room, 0.95, first[room], f"the {room} floor meets the {ask.room}'s at a doorway"
+            )
+    elif ask.kind == "regional_boundary":
+        for i, s in enumerate(seen):
+            both = [s.rooms.get(str(r), 0) >= OTHER_ROOM_MIN_PIXELS for r in (ask.room, ask.other)]
+            if all(both):
+                verdict = Verdict("a doorway", 0.95, i, f"the {ask.other} shows from the {ask.room}")
+                break
+    elif ask.kind == "long_term_navigation":
+        walk: list[str] = []
+        for s in seen:
+            if s.room is not None and (not walk or walk[-1] != s.room):
+                walk.append(s.room)
+        if ask.room in walk and ask.other in walk:
+            a = walk.index(ask.room)
+            b = len(walk) - 1 - walk[::-1].index(str(ask.other))
+            if a < b:
+                route = _without_detours(walk[a : b + 1])
+                verdict = Verdict(" | ".join(route), 0.9, len(views) - 1, "the rooms I walked through")
+    if verdict is None:
+        return Verdict(_guess(ask, _answers(ask)), 0.0, None, "nothing in view settles it")
+    return verdict
+
+
+def _without_detours(walk: list[str]) -> list[str]:
+    """A walk with every out-and-back loop cut (``a b c b d`` -> ``a b d``)."""
+    out: list[str] = []
+    for r in walk:
+        if r in out:
+            out = out[: out.index(r) + 1]
+        else:
+            out.append(r)
+    return out
+
+
+def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> Verdict | None:
+    """Objects are placed in a room by the floor just below them, so one seen through a doorway
+    counts for the room it stands in."""
+    found = [(i, o) for i, s in enumerate(seen) for o in s.objects if o.room == ask.room]
+    looked = len(inside) + len({i for i, _ in found})
+    if ask.kind == "relation":
+        votes: Counter[str] = Counter()
+        best: dict[str, int] = {}
+        for i, o in found:
+            votes[o.category] += o.area
+            best.setdefault(o.category, i)
+        if not votes:
+            return None
+        cat = votes.most_common(1)[0][0]
+        return Verdict(cat, 0.9, best[cat], f"a {cat} on the furniture in the {ask.room}")
+    named = [(i, o) for i, o in found if o.category == ask.category]
+    if ask.kind == "attribute":
+        colours: Counter[str] = Counter()
+        where: dict[str, int] = {}
+        for i, o in named:
+            colours[o.colour] += o.area
+            where.setdefault(o.colour, i)
+        if not colours:
+            return None
+        colour = colours.most_common(1)[0][0]
+        return Verdict(colour, 0.95, where[colour], f"the {ask.category} in the {ask.room} is {colour}")
+    per_view: dict[int, set[str]] = {}
+    for i, o in named:
+        per_view.setdefault(i, set()).add(o.colour)
+    most = max(per_view, key=lambda i: len(per_view[i]), default=None)
+    n = min(3, len(per_view[most])) if most is not None else 0
+    if ask.kind == "existence":
+        if most is not None:
+            return Verdict("yes", 0.95, most, f"a {ask.category} in the {ask.room}")
+        if len(inside) >= 8:  # a full turn inside the room showed none
+            return Verdict("no", 0.9, inside[-1], f"no {ask.category} seen all round the {ask.room}")
+        return None
+    if most is None:
+        if len(inside) < 8:
+            return None
+        return Verdict("0", 0.9, inside[-1], f"no {ask.category} seen all round the {ask.room}")
+    sure = 0.9 if len(inside) >= 8 or looked >= 8 else 0.5
+    return Verdict(str(n), sure, most, f"{n} seen in the {ask.room}")
+
+
+# ------------------------------------------------------------------------------ steering
+
+
+def covered(ask: HouseAsk, views: list[View]) -> bool:
+    """Whether ``views`` hold the evidence the question's demand asks for."""
+    return solve_house(ask, views).confidence >= 0.9
+
+
+def heading(ask: HouseAsk, view: View, visited: set[str]) -> tuple[str | None, str]:
+    """Where to head from ``view``: ``left``/``ahead``/``right`` toward the target room's floor (or,
+    inside it, toward the nearest small object), else toward a room not yet visited."""
+    s = read_view(view)
+    target = ask.target_room
+    if target is not None and s.room == target:
+        objs = [o for o in s.objects if ask.category in (None, o.category) and o.room == target]
+        if ask.kind in ("attribute", "counting", "existence", "relation") and objs:
+            o = max(objs, key=lambda o: o.area)
+            return _side(o.x), f"close in on the {o.colour} {o.category}"
+        return None, f"in the {target}"
+    if target is not None and target in s.floor_x:
+        return _side(s.floor_x[target]), f"the {target} shows that way"
+    fresh = [r for r in s.floor_x if r not in visited]
+    if fresh:
+        r = max(fresh, key=lambda r: s.rooms.get(r, 0))
+        return _side(s.floor_x[r]), f"a room not yet seen ({r}) shows that way"
+    return None, "nothing to head for"
+
+
+def _side(x: float) -> str:
+    return "left" if x < 0.38 else "right" if x > 0.62 else "ahead"

@@ -1,0 +1,105 @@
+"""House questions carry no answer in their text, and their colour words match the pixels.
+
+As on the tabletop (tests/envs/tabletop/test_question_honesty.py): the Blind agent's guess and a
+text-only learner trained on other seeds stay at chance on every kind, and the colour a question
+names is the colour the reference policy's pixel classifier reads off the object in a render.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from eviseek.answers import score_answer
+from eviseek.envs.house import HouseEnv, HouseSpec, build_question
+from eviseek.models.reference.house import read_ask, solve_house
+from eviseek.models.reference.vision import COLOR_NAMES, _classify
+from eviseek.types import Pose, Question
+
+OPEN_KINDS = ("attribute", "location", "existence", "counting", "relation")
+ALL_KINDS = (*OPEN_KINDS, "traversable_passage", "regional_boundary", "long_term_navigation")
+N = 8
+CHANCE = {"attribute": 1 / 9, "location": 1 / 6, "existence": 1 / 2, "counting": 1 / 4, "relation": 1 / 8}
+CHANCE.update({"traversable_passage": 1 / 4, "regional_boundary": 1 / 3})
+
+
+def _questions(seed: int) -> dict[str, list[Question]]:
+    return {k: [build_question(k, seed, i) for i in range(N)] for k in ALL_KINDS}
+
+
+def _words(q: Question) -> list[str]:
+    return q.text.lower().replace("?", " ").replace(",", " ").replace(".", " ").split()
+
+
+@pytest.mark.slow
+def test_blind_and_a_text_only_learner_stay_at_chance_on_every_kind() -> None:
+    train, test = _questions(5100), _questions(5101)
+    for kind in ALL_KINDS:
+        # Blind: the reference policy's guess with no image.
+        blind = 0
+        for q in test[kind]:
+            ask = read_ask(q.text, list(q.contract.options or []))
+            assert ask is not None and ask.kind == kind, q.text
+            blind += score_answer(q, solve_house(ask, []).answer or "").correct
+        # A text-only learner: per word, the answers it came with on other seeds (naive Bayes with
+        # add-one smoothing); for option questions, also the answer's position among the options.
+        votes: dict[str, Counter[str]] = defaultdict(Counter)
+        prior: Counter[str] = Counter()
+        for q in train[kind]:
+            prior[str(q.ground_truth)] += 1
+            for w in set(_words(q)):
+                votes[w][str(q.ground_truth)] += 1
+        learned = 0
+        for q in test[kind]:
+            answers = list(q.contract.options or []) if q.contract.kind == "option" else list(prior)
+            if kind == "counting":
+                answers = ["0", "1", "2", "3"]
+            words = set(_words(q))
+            scores = {
+                a: math.log(prior[a] + 1) + sum(math.log(votes[w][a] + 1) for w in words) for a in answers
+            }
+            guess = max(answers, key=lambda a: scores[a]) if answers else ""
+            learned += score_answer(q, guess).correct
+        chance = CHANCE.get(kind, 1 / 3)
+        # At chance: no more right than chance plus 2.5 standard deviations of N guesses.
+        limit = N * chance + 2.5 * math.sqrt(N * chance * (1 - chance))
+        assert blind <= limit, (kind, "blind", blind, limit)
+        assert learned <= limit, (kind, "text-only", learned, limit)
+
+
+def _view_of(spec: HouseSpec, x: float, y: float, z: float) -> Pose:
+    """A level pose 1.1 m from a point, on the side toward its room's middle, facing it."""
+    room = next(r for r in spec.rooms if r.contains(x, y))
+    cx, cy = room.centre
+    d = math.hypot(cx - x, cy - y) or 1.0
+    px, py = x + (cx - x) / d * 1.1, y + (cy - y) / d * 1.1
+    return Pose(x=px, y=py, z=spec.camera_height, yaw=math.degrees(math.atan2(y - py, x - px)), pitch=0.0)
+
+
+def test_colour_words_match_the_pixels() -> None:
+    env = HouseEnv(width=320, height=240)
+    checked = 0
+    try:
+        for i in range(9):
+            q = build_question("attribute", 5200, i)
+            spec = HouseSpec.from_question(q.scene)
+            obj = next(it for it in spec.items if it.kind == "object" and it.color == q.ground_truth)
+            spec.start = _view_of(spec, *obj.position)
+            q = q.model_copy(update={"scene": spec.model_dump(mode="json")})
+            obs, _ = env.reset(options={"question": q})
+            assert obs.segmentation is not None
+            mask = obs.segmentation == env.oracle.body_uids()[obj.name]
+            if mask.sum() < 30:
+                continue  # hidden behind something from this spot
+            idx, ok = _classify(obs.image.array()[mask][None])
+            labels = idx[ok][idx[ok] < len(COLOR_NAMES)]
+            assert labels.size, q.id
+            word = COLOR_NAMES[int(np.bincount(labels).argmax())]
+            assert word == q.ground_truth, (q.id, word, q.ground_truth)
+            checked += 1
+    finally:
+        env.close()
+    assert checked >= 6
