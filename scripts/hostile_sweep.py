@@ -19,7 +19,6 @@ import io
 import json
 import os
 import re
-import resource
 import secrets
 import socket
 import subprocess
@@ -276,7 +275,6 @@ def importer_probes(work: Path) -> list[dict[str, Any]]:
             "stdout": proc.stdout.strip(),
             "skipped": skipped,
             "s": round(time.monotonic() - started, 1),
-            "children_maxrss_mb": _children_maxrss_mb(),
         }
     )
     a_file = work / "a_file"
@@ -300,10 +298,6 @@ def importer_probes(work: Path) -> list[dict[str, Any]]:
             ]
             out.append({"probe": f"esibench import {flag} {value}", **cli(*args, flag, value)})
     return out
-
-
-def _children_maxrss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
 
 
 def flag_probes(work: Path) -> list[dict[str, Any]]:

@@ -482,7 +482,8 @@ def _parse_op(op: str, payload: dict[str, Any], arrays: list[Any]) -> dict[str, 
             return {"frame_ids": list(frames)}
         return {}
     except Exception as exc:  # pydantic's ValidationError, a wrong type deep in a record ...
-        raise _HttpError(400, f"malformed {op} request: {wire.first_error(exc)}") from None
+        why = str(exc) if type(exc) is ValueError else wire.first_error(exc)
+        raise _HttpError(400, f"malformed {op} request: {why}") from None
 
 
 class _HttpError(Exception):
