@@ -121,3 +121,44 @@ def test_against_real_verl_classes_in_their_own_env() -> None:
     assert proc.returncode == 0, tail
     assert " passed" in proc.stdout and "skipped" not in proc.stdout, tail
     print(tail, file=sys.stderr)
+
+
+@pytest.mark.slow
+def test_launch_script_trains_verl_from_a_copy_with_the_mode_tokens(tmp_path: Path) -> None:
+    """examples/verl/autotool_grpo.sh with Hydra's ``--cfg job`` (compose and print, no training):
+    a local checkpoint without the mode tokens is replaced by its prepared copy, once."""
+    if not VERL_PY.exists():
+        why = ".venv-verl does not exist: run scripts/setup_verl.sh to test with verl"
+        if os.environ.get("EVISEEK_FULL_TEST"):
+            pytest.fail(why)
+        pytest.skip(why)
+    import transformers
+    import yaml
+
+    from eviseek.testing.tiny_vlm import build_tiny_vlm
+    from eviseek.train.mode_tokens import missing_mode_tokens
+    from eviseek.train.tiny_model import TinyVLMConfig
+
+    plain = build_tiny_vlm(tmp_path / "plain-ckpt", TinyVLMConfig(mode_tokens=False))
+    env = {
+        **os.environ,
+        "PYTHON": str(VERL_PY),
+        "PYTHONPATH": str(ROOT / "src"),
+        "EVISEEK_MODE_TOKEN_DIR": str(tmp_path / "prepared"),
+    }
+    env.pop("VIRTUAL_ENV", None)
+    script = str(ROOT / "examples/verl/autotool_grpo.sh")
+    proc = subprocess.run(
+        ["bash", script, f"actor_rollout_ref.model.path={plain}", "trainer.nnodes=1", "--cfg", "job"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cfg = yaml.safe_load(proc.stdout)
+    copy = tmp_path / "prepared" / "plain-ckpt"
+    assert cfg["actor_rollout_ref"]["model"]["path"] == str(copy)  # one path, the user's replaced
+    assert cfg["trainer"]["nnodes"] == 1  # other overrides pass through
+    assert missing_mode_tokens(transformers.AutoTokenizer.from_pretrained(str(copy))) == []
