@@ -46,6 +46,7 @@ import io
 import json
 import logging
 import math
+import queue
 import socket
 import threading
 import time
@@ -146,30 +147,81 @@ class _Connections:
                 self.per_client.pop(client, None)
 
 
+class _Refuser:
+    """Answers refused connections with a 503 on one background thread.
+
+    A socket closed while the client's request is still unread makes the kernel send a reset,
+    which the client may see instead of the answer ("connection reset" rather than "retry
+    later"). So each refused socket gets its answer, a half-close, and a short drain of what the
+    client sent, off the accepting thread; when too many wait, the rest are simply closed.
+    """
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue[tuple[socket.socket | None, bytes]] = queue.Queue(maxsize=256)
+        threading.Thread(target=self._run, daemon=True, name="eviseek-env-refuser").start()
+
+    def refuse(self, sock: socket.socket, answer: bytes) -> bool:
+        """Hand ``sock`` over (True), or False when the queue is full (the caller closes it)."""
+        try:
+            self.queue.put_nowait((sock, answer))
+            return True
+        except queue.Full:
+            return False
+
+    def stop(self) -> None:
+        """End the thread once the refusals already handed over are answered."""
+        with contextlib.suppress(queue.Full):
+            self.queue.put((None, b""), timeout=1.0)
+
+    def _run(self) -> None:
+        while True:
+            sock, answer = self.queue.get()
+            if sock is None:
+                return
+            with contextlib.suppress(OSError):
+                sock.settimeout(0.5)
+                sock.sendall(answer)
+                sock.shutdown(socket.SHUT_WR)
+                deadline = time.monotonic() + 0.2
+                drained = 0
+                while drained < 2**16 and time.monotonic() < deadline:
+                    sock.settimeout(max(0.01, deadline - time.monotonic()))
+                    chunk = sock.recv(4096)
+                    if not chunk:
+                        break
+                    drained += len(chunk)
+            with contextlib.suppress(OSError):
+                sock.close()
+
+
 class _HTTPServer(ThreadingHTTPServer):
     """A threading HTTP server that admits a connection only within the connection limits."""
 
     daemon_threads = True
     request_queue_size = 128  # the default 5 drops simultaneous connects (clients then wait 1 s)
     connections: _Connections
+    refuser: _Refuser
+    _handed_over: set[int]
+    """Refused sockets the refuser now owns: the server must not close them itself."""
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
         why = self.connections.admit(request, str(client_address[0]))
         if not why:
             return True
-        # Refused from the accepting thread: one short answer, then the socket is closed.
         body = _error(503, why)
         head = (
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
         )
-        with contextlib.suppress(OSError):
-            request.settimeout(0.5)
-            request.sendall(head.encode() + body)
+        if self.refuser.refuse(request, head.encode() + body):
+            self._handed_over.add(id(request))
         return False
 
     def shutdown_request(self, request: Any) -> None:
         self.connections.forget(request)
+        if id(request) in self._handed_over:
+            self._handed_over.discard(id(request))  # the refuser answers and closes it
+            return
         super().shutdown_request(request)
 
 
@@ -254,12 +306,14 @@ class EnvServer:
         self.connections = _Connections(max_unauthenticated, max_client_connections)
         self.httpd = _HTTPServer((host, port), handler, bind_and_activate=False)
         self.httpd.connections = self.connections
+        self.httpd._handed_over = set()
         try:
             self.httpd.server_bind()
             self.httpd.server_activate()
         except BaseException:
             self.httpd.server_close()
             raise
+        self.httpd.refuser = _Refuser()
         self.host = host
         self.port = int(self.httpd.server_address[1])
         self._threads: list[threading.Thread] = []
@@ -295,6 +349,7 @@ class EnvServer:
         self._stop.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+        self.httpd.refuser.stop()
         with self._sessions_lock:
             sessions = list(self.sessions.values())
             self.sessions.clear()
