@@ -274,3 +274,35 @@ def test_paired_comparison_uses_only_common_questions() -> None:
 def test_duplicate_question_ids_are_rejected() -> None:
     with pytest.raises(ValueError, match="duplicate question ids"):
         SystemResults(label="s", agent="s", questions=[_q(1), _q(1)])
+
+
+def test_blind_table_shows_exact_and_soft_scores_beside_every_agent() -> None:
+    """A run with the blind agent gets a per-subcategory table of exact and soft scores, blind's
+    first; a count answered near the truth earns soft credit but no exact credit."""
+    from eviseek.eval.tables import blind_subcategory_table, is_blind
+
+    qs = [_q(0, "F1", "Count"), _q(1, "F1", "Count"), _q(2, "F2", "Look")]
+    blind = SystemResults(
+        label="blind",
+        agent="blind",
+        questions=qs,
+        results={
+            "q0": _r(0, False, agent="blind", answer="2", score=0.5),
+            "q1": _r(1, True, agent="blind", answer="1", score=1.0),
+            "q2": _r(2, False, agent="blind", answer="x", score=0.0),
+        },
+    )
+    seek = SystemResults(
+        label="eviseek",
+        agent="eviseek",
+        questions=qs,
+        results={f"q{i}": _r(i, True, agent="eviseek", answer="y", score=1.0) for i in range(3)},
+    )
+    assert is_blind(blind) and not is_blind(seek)
+    rows = accuracy_table([seek, blind])
+    count = next(r for r in rows if r.subcategory == "Count")
+    assert count.acc["blind"] == pytest.approx(50.0) and count.soft["blind"] == pytest.approx(75.0)
+    table = blind_subcategory_table(rows, [seek, blind])
+    assert table.columns[:4] == ["Subcategory", "#Q", "blind exact", "blind soft"]
+    md = table.markdown()
+    assert "| Count | 2 | 50.0 | 75.0 | 100.0 | 100.0 |" in md

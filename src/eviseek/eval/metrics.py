@@ -59,6 +59,9 @@ class Outcome:
     status: str
     """``answered``, ``missing`` (no episode recorded), ``failed`` (episode error),
     ``no_answer`` (nothing parseable) or ``unscored`` (``correct`` was never set)."""
+    score: float = 0.0
+    """The task's soft score in [0, 1] (ESI-Bench's partial credit for counts; equal to
+    ``correct`` for most tasks); 0 whenever ``correct`` is set false by a failure."""
 
 
 @dataclass
@@ -104,6 +107,9 @@ def outcome_of(question: QuestionKey, result: EpisodeResult | None) -> Outcome:
             status, correct = "unscored", False
         else:
             status, correct = "answered", bool(result.correct)
+    score = float(correct)
+    if result is not None and status == "answered" and result.score is not None:
+        score = float(result.score)
     return Outcome(
         question_id=question.id,
         family=question.family,
@@ -111,6 +117,7 @@ def outcome_of(question: QuestionKey, result: EpisodeResult | None) -> Outcome:
         correct=correct,
         support=support,
         status=status,
+        score=score,
     )
 
 
@@ -136,6 +143,13 @@ def accuracy(outcomes: Sequence[Outcome]) -> float | None:
     return 100.0 * sum(o.correct for o in outcomes) / len(outcomes)
 
 
+def soft_accuracy(outcomes: Sequence[Outcome]) -> float | None:
+    """Question-weighted mean soft score in percent (``None`` for no questions)."""
+    if not outcomes:
+        return None
+    return 100.0 * sum(o.score for o in outcomes) / len(outcomes)
+
+
 class AccuracyRow(BaseModel):
     """Accuracy of every system on one slice of the benchmark."""
 
@@ -147,6 +161,8 @@ class AccuracyRow(BaseModel):
     """Questions in this slice per system label (the #Q column)."""
     acc: dict[str, float | None] = Field(default_factory=dict)
     """Accuracy (%) per system label; ``None`` when the system has no question here."""
+    soft: dict[str, float | None] = Field(default_factory=dict)
+    """Mean soft score (%) per system label (partial credit for counts, as ESI-Bench scores)."""
 
     @property
     def name(self) -> str:
@@ -212,6 +228,7 @@ def accuracy_table(systems: Sequence[SystemResults]) -> list[AccuracyRow]:
             subcategory=subcategory,
             n={label: len(outs) for label, outs in chosen.items()},
             acc={label: accuracy(outs) for label, outs in chosen.items()},
+            soft={label: soft_accuracy(outs) for label, outs in chosen.items()},
         )
 
     return _sliced_rows(systems, row)

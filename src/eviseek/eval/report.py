@@ -59,9 +59,11 @@ from eviseek.eval.rundir import RunData, load_run, systems_of
 from eviseek.eval.stats import PAPER_SEED, PairedTest
 from eviseek.eval.tables import (
     Table,
+    blind_subcategory_table,
     comparison_table,
     decomposition_table,
     family_accuracy_table,
+    is_blind,
     resource_table,
     status_table,
     step_cost_table,
@@ -232,6 +234,8 @@ def build_tables(data: ReportData, systems: Sequence[SystemResults]) -> dict[str
             systems,
         ),
     }
+    if any(is_blind(s) for s in systems):
+        tables["blind-subcategory"] = blind_subcategory_table(data.accuracy, systems)
     if data.express:
         tables["express"] = express_table(data.express)
     tables.update(autotool_tables(data.autotool))

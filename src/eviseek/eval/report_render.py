@@ -186,7 +186,10 @@ def markdown_report(data: ReportData, tables: dict[str, Table], figures: dict[st
         )
     lines.append("")
     order = [
-        ("Task accuracy", ["accuracy-family", "fig:accuracy_by_family", "accuracy-subcategory"]),
+        (
+            "Task accuracy",
+            ["accuracy-family", "fig:accuracy_by_family", "accuracy-subcategory", "blind-subcategory"],
+        ),
         ("EXPRESS-Bench", ["express"]),
         (
             "AutoTool modes",
@@ -236,7 +239,7 @@ def html_report(
         undefined=jinja2.StrictUndefined,
     )
     rendered = {k: t.html() for k, t in tables.items()}
-    optional = ("support-subcategory", "paired", "express", *AUTOTOOL_TABLES)
+    optional = ("support-subcategory", "blind-subcategory", "paired", "express", *AUTOTOOL_TABLES)
     for key in optional:
         rendered.setdefault(key, "")
     b64 = {k: base64.b64encode(v).decode("ascii") for k, v in figures.items()}

@@ -227,6 +227,38 @@ def subcategory_accuracy_table(rows: Sequence[AccuracyRow], systems: Sequence[Sy
     return t
 
 
+def is_blind(system: SystemResults) -> bool:
+    """Whether ``system`` is the question-only ``blind`` agent (with or without options)."""
+    return system.agent.split(":")[0] == "blind"
+
+
+def blind_subcategory_table(rows: Sequence[AccuracyRow], systems: Sequence[SystemResults]) -> Table:
+    """Exact and soft scores (%) per subcategory, the ``blind`` agent's first, beside every
+    agent's: what the question alone earns, where the soft score gives partial credit."""
+    ordered = [s for s in systems if is_blind(s)] + [s for s in systems if not is_blind(s)]
+    columns = ["Subcategory", "#Q"]
+    for s in ordered:
+        columns += [f"{s.label} exact", f"{s.label} soft"]
+    t = Table(
+        key="blind-subcategory",
+        title="Blind baseline beside every agent, by subcategory (%)",
+        caption="Exact: the binary verdict of every other table. Soft: the task's own score, "
+        "which gives counts partial credit (ESI-Bench's); Blind answers from the question alone, "
+        "so its soft score is what a guess earns there.",
+        columns=columns,
+        lead=2,
+    )
+    for r in rows:
+        if r.level == "family":
+            t.section(r.family)
+            continue
+        cells = [Cell(r.name, numeric=False), Cell(_n_text([r.n[s.label] for s in ordered]))]
+        for s in ordered:
+            cells += [Cell(fmt(r.acc[s.label])), Cell(fmt(r.soft.get(s.label)))]
+        t.add(cells, _row_kind(r.level))
+    return t
+
+
 def decomposition_table(rows: Sequence[SupportRow], systems: Sequence[SystemResults]) -> Table:
     """Figure 2 as numbers: Acc, C, GW, P, N and C+GW per system (overall)."""
     t = Table(

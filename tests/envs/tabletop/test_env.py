@@ -201,3 +201,31 @@ def test_the_pose_estimate_stays_within_the_cameras_real_bounds(env: TabletopEnv
     for name in ["move_up"] * 7:
         blind.apply(Action(name=name), env.step(Action(name=name)).feedback)
     assert blind.pose.z <= 1.6 - start.z + 1e-6 and blind.bounds()["z"][1] == blind.pose.z
+
+
+def test_a_mirror_under_a_renderer_that_cannot_draw_it_is_a_clear_error() -> None:
+    """Mirrors are composited under TinyRenderer only; EGL would show a plain board where the
+    question needs a reflection, so rendering a mirror scene there raises instead."""
+    from eviseek.envs.tabletop import generate_questions
+    from eviseek.envs.tabletop.scene import SceneSpec
+    from eviseek.envs.tabletop.sim import TabletopSim
+
+    (q,) = generate_questions(1, 5, subcategories=["reflection_authoring"], render_images=False)
+    spec = SceneSpec.from_question(q.scene)
+    sim = TabletopSim(spec, width=32, height=24)
+    try:
+        assert sim.render(spec.camera).reflection is not None  # TinyRenderer draws it
+        sim.renderer = "egl"  # what an EGL client holds; the check does not need a GL stack
+        with pytest.raises(EnvError, match="does not draw mirrors"):
+            sim.render(spec.camera)
+    finally:
+        sim.close()
+    try:
+        env = TabletopEnv(renderer="egl", width=32, height=24)
+    except EnvError as exc:  # pragma: no cover - machines without a GL stack
+        pytest.skip(f"EGL not available here: {exc}")
+    try:
+        with pytest.raises(EnvError, match="does not draw mirrors"):
+            env.reset(options={"question": q})
+    finally:
+        env.close()

@@ -41,7 +41,8 @@ PHYSICAL = [
 
 @cache
 def questions(slug: str) -> tuple[Question, ...]:
-    return tuple(generate_questions(N, 11, subcategories=[slug], render_images=False))
+    # ESI-Bench's forms where a family also has forms of ours (the forms ``paper`` and ``test`` ask).
+    return tuple(generate_questions(N, 11, subcategories=[slug], render_images=False, esi_forms=True))
 
 
 def xy(scene: SceneSpec, name: str) -> np.ndarray:
@@ -81,7 +82,11 @@ def independent_truth(q: Question) -> str:
     if slug in ("counting_with_occlusion", "merged_observation"):
         return str(sum(o.category == m["category"] and o.color == m["color"] for o in s.objects))
     if slug == "rigid_containment":
-        obj, box = s.object(m["object"]), s.object(m["container"])
+        obj = s.object(m["object"])
+        if m.get("form") == "which":  # the smallest bin whose opening is wider than the object
+            bins = sorted((s.object(n) for n in m["containers"]), key=lambda b: b.size[0])
+            return next(b.name for b in bins if obj.size[0] < b.size[0] - 2 * b.wall)
+        box = s.object(m["container"])
         return "yes" if obj.size[0] < box.size[0] - 2 * box.wall else "no"
     if slug == "liquid_volume":
 
@@ -91,6 +96,8 @@ def independent_truth(q: Question) -> str:
 
         if m["form"] == "capacity":  # which holds more: the larger inner volume
             a, b = m["containers"]
+            if m.get("answer_by") == "side":  # ESI-Bench's form: the first stands on the left
+                return "left" if inner_ml(a) > inner_ml(b) else "right"
             return a if inner_ml(a) > inner_ml(b) else b
         return "yes" if s.object(m["source"]).state["liquid_ml"] > inner_ml(m["target"]) else "no"
     if slug == "inclined_plane":
@@ -136,6 +143,9 @@ PHYSICAL_TEST = {
     "rigid_containment": lambda m: Action(
         name="put_inside", args={"object": m["object"], "target": m["container"]}
     ),
+    "action_order_inference": lambda m: Action(
+        name="put_on", args={"object": m["object"], "target": m["solid"]}
+    ),
     "liquid_volume": lambda m: Action(
         name="pour",
         args={"object": m["source"], "target": m["target"]}
@@ -163,16 +173,45 @@ def test_physical_truth_is_reproduced_by_the_agents_own_test_in_a_fresh_env(slug
                     Action(name="fill", args={"object": q.metadata["containers"][0]})
                 ).feedback.success
             start = (0.0, 0.0, 0.0)
+            if slug == "action_order_inference":  # B stays on the solid box, not on the open one
+                on_solid = env.step(PHYSICAL_TEST[slug](q.metadata)).feedback
+                assert on_solid.success, on_solid.reason
+                assert env.step(
+                    Action(name="put_back", args={"object": q.metadata["object"]})
+                ).feedback.success
+                into = Action(
+                    name="put_on", args={"object": q.metadata["object"], "target": q.metadata["open"]}
+                )
+                on_open = env.step(into).feedback
+                assert not on_open.success and "below its rim" in on_open.reason, on_open.reason
+                assert q.ground_truth == q.metadata["sides"][q.metadata["solid"]]
+                assert q.contract.options == ["left", "right"]
+                continue
             if slug == "inclined_plane":  # where the put sets the cube, to measure its slide
                 assert env._world is not None
                 start = inclined_plane.slope_start(env._world, q.metadata["object"], q.metadata["ramp"])[0]
+            if q.metadata.get("form") == "which":  # every bin, smallest first, until it ends inside
+                fits = []
+                for box in q.metadata["containers"]:
+                    step = Action(name="put_inside", args={"object": q.metadata["object"], "target": box})
+                    fits.append(env.step(step).feedback.success)
+                    assert env.step(
+                        Action(name="put_back", args={"object": q.metadata["object"]})
+                    ).feedback.success
+                assert fits[0] or not all(fits[:1])
+                assert q.ground_truth == q.metadata["containers"][fits.index(True)]
+                assert all(fits[fits.index(True) :]), fits  # larger bins take it too
+                continue
             fb = env.step(PHYSICAL_TEST[slug](q.metadata)).feedback
             assert fb.success or slug == "rigid_containment", fb.reason
+            side = q.metadata.get("answer_by") == "side"
             observed = {
                 "rigid_containment": "yes" if fb.success else "no",
                 "liquid_volume": ("yes" if fb.state.get("overflowed") else "no")
                 if q.metadata.get("form") != "capacity"
-                else q.metadata["containers"][0 if fb.state.get("overflowed") else 1],
+                else (["left", "right"] if side else q.metadata["containers"])[
+                    0 if fb.state.get("overflowed") else 1
+                ],
                 "inclined_plane": "no"
                 if slug == "inclined_plane" and _moved_cm(env, q.metadata["object"], start) >= 2.0
                 else "yes",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import colorsys
+import itertools
 import math
 from collections import Counter, defaultdict
 
@@ -22,6 +23,7 @@ from eviseek.agents import make_agent
 from eviseek.answers import score_answer
 from eviseek.envs import as_async
 from eviseek.envs.tabletop import TabletopEnv
+from eviseek.envs.tabletop.colors import rgb
 from eviseek.envs.tabletop.families import all_families
 from eviseek.envs.tabletop.generate import QuestionBuilder
 from eviseek.envs.tabletop.scene import LightSpec, SceneSpec
@@ -333,4 +335,145 @@ def test_partly_hidden_targets_are_partly_visible_in_the_first_view(
             alone_sim.close()
         if not (alone > 0 and 0 < seen < 0.6 * alone):
             failures.append(f"{q.id}: {seen} of {alone} target pixels visible in the first view")
+    assert not failures, failures
+
+
+# -- the first view's image statistics ----------------------------------------------------------
+
+FIRST_VIEW_ANSWERABLE = {"Material Transparency", "Liquid Volume", "Physical Contact", "Correspondence"}
+"""Subcategories exempt from the image-statistics check. The paper never says in words which
+subcategories the first view answers; we read it off its Table 5: these are the ones where
+Passive (one pre-action view) scores at least as high as both exploring agents (Single-model and
+EviSeek) under both backbones, Qwen and Gemini. Every other subcategory needs exploring."""
+
+COLOUR_RADIUS = 60.0
+"""RGB distance (0-255 scale) within which a pixel counts as an object's colour (ours: lit faces
+render their paint at 0.55-1.1 times its brightness)."""
+FEATURE_SIZE = (160, 120)
+"""First views are rendered at this size for the features (ours: a quarter of the pixels of a
+question's image; areas and positions keep their order)."""
+
+
+def _named_objects(q: Question, spec: SceneSpec) -> tuple[list[str], bool]:
+    """The objects a learner looks at: the options, when they are objects of the scene (then each
+    candidate gets its own features), else the objects the text names, in the order it names them."""
+    names = spec.names()
+    options = list(q.contract.options or [])
+    if options and all(o in names for o in options):
+        return options, True
+    text = q.text.lower()
+    found = [(text.find(n.replace("_", " ")), n) for n in names if n.replace("_", " ") in text]
+    return [n for _, n in sorted(found)][:3], False
+
+
+def first_view_features(q: Question) -> tuple[np.ndarray, bool]:
+    """Per-object features of what the question's first view shows: the object's pixel area
+    (seen directly or in a mirror alike, as a picture shows both), the centroid column and row of
+    those pixels (as shares of the image), and its colour share (the share of the image within a
+    small RGB distance of the object's paint, read from the pixels). One row per candidate option,
+    or one flat row for the named objects."""
+    spec = SceneSpec.from_question(q.scene)
+    sim = TabletopSim(spec, width=FEATURE_SIZE[0], height=FEATURE_SIZE[1])
+    try:
+        for change in spec.changes:
+            sim.apply_change(change)
+        frame = sim.render(spec.camera)
+        objects, per_option = _named_objects(q, spec)
+        total = float(frame.segmentation.size)
+        rows = []
+        pixels = frame.rgb[..., :3].astype(float)
+        for name in objects:
+            uid = sim.uid[name]
+            mask = frame.segmentation == uid
+            if frame.reflection is not None:
+                mask = mask | (frame.reflection == uid)
+            area = float(mask.sum())
+            if area > 0:
+                ys, xs = np.nonzero(mask)
+                cx, cy = float(xs.mean()) / FEATURE_SIZE[0], float(ys.mean()) / FEATURE_SIZE[1]
+            else:
+                cx = cy = -1.0
+            paint = np.asarray(rgb(spec.object(name).color), dtype=float)
+            paint = paint * 255.0 if paint.max() <= 1.0 else paint
+            share = float((np.linalg.norm(pixels - paint, axis=-1) < COLOUR_RADIUS).mean())
+            rows.append([area / total, cx, cy, share])
+    finally:
+        sim.close()
+    if per_option:
+        return np.asarray(rows, dtype=float), True
+    flat = np.zeros(12)
+    for i, row in enumerate(rows):
+        flat[4 * i : 4 * i + 4] = row
+    return flat, False
+
+
+def _label(q: Question) -> str:
+    return truths(q)[0]
+
+
+def stump_guess(x: np.ndarray, train: list[tuple[np.ndarray, str]]) -> str | None:
+    """A decision stump fitted on ``train``: the one feature and threshold whose two sides, each
+    answered with its commonest label, get the most training answers right."""
+    if not train:
+        return None
+    xs = np.stack([t[0] for t in train])
+    labels = [t[1] for t in train]
+    best = (Counter(labels).most_common(1)[0][1], -1, 0.0, labels[0], labels[0])
+    for j in range(xs.shape[1]):
+        values = np.unique(xs[:, j])
+        for lo, hi in itertools.pairwise(values):
+            cut = (lo + hi) / 2
+            below = Counter(lab for v, lab in zip(xs[:, j], labels, strict=True) if v <= cut)
+            above = Counter(lab for v, lab in zip(xs[:, j], labels, strict=True) if v > cut)
+            (lb, nb), (la, na) = below.most_common(1)[0], above.most_common(1)[0]
+            if nb + na > best[0]:
+                best = (nb + na, j, float(cut), lb, la)
+    _, j, cut, lb, la = best
+    if j < 0:
+        return lb
+    return lb if x[j] <= cut else la
+
+
+def rank_guess(rows: np.ndarray, options: list[str], train: list[tuple[np.ndarray, list[str], str]]) -> str:
+    """The option that is largest (or smallest) in the one feature that picked the right option
+    most often in ``train`` (each training item: per-option rows, its options, its answer)."""
+    best, rule = -1, (0, True)
+    for j in range(rows.shape[1]):
+        for largest in (True, False):
+            hits = 0
+            for r, opts, answer in train:
+                pick_at = int(np.argmax(r[:, j]) if largest else np.argmin(r[:, j]))
+                hits += opts[pick_at] == answer
+            if hits > best:
+                best, rule = hits, (j, largest)
+    j, largest = rule
+    return options[int(np.argmax(rows[:, j]) if largest else np.argmin(rows[:, j]))]
+
+
+def test_first_view_image_statistics_do_not_answer_exploring_subcategories(
+    questions: dict[str, list[Question]],
+) -> None:
+    """A leave-one-out learner on simple statistics of the first view (target pixel area, position,
+    colour share) stays at chance on every subcategory whose answer needs exploring."""
+    failures, checked = [], []
+    for sub, qs in questions.items():
+        if sub in FIRST_VIEW_ANSWERABLE or len(qs) < 4:
+            continue
+        usable = [q for q in qs if q.contract.kind != "sequence"]
+        feats = [first_view_features(q) for q in usable]
+        per_option = [q for q, (_, opt) in zip(usable, feats, strict=True) if opt]
+        hits = 0
+        for i, (q, (x, opt)) in enumerate(zip(usable, feats, strict=True)):
+            rest = [(f, o, t) for k, (t, (f, o)) in enumerate(zip(usable, feats, strict=True)) if k != i]
+            if opt:
+                train = [(f, list(t.contract.options or []), _label(t)) for f, o, t in rest if o]
+                guess = rank_guess(x, list(q.contract.options or []), train) if train else None
+            else:
+                guess = stump_guess(x, [(f, _label(t)) for f, o, t in rest if not o])
+            hits += guess is not None and correct(q, guess)
+        pval = above_chance(hits, usable) if usable else 1.0
+        checked.append(f"{sub}: {hits}/{len(usable)} ({len(per_option)} by option)")
+        if pval < ALPHA:
+            failures.append(f"{sub}: first-view statistics right {hits}/{len(usable)} (p={pval:.4f})")
+    assert len(checked) >= 15, checked
     assert not failures, failures

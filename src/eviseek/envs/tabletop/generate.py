@@ -32,7 +32,7 @@ from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
 from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, read_questions, write_questions
 
-GENERATOR_VERSION = 8
+GENERATOR_VERSION = 9
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
 ENV_ID = "eviseek/Tabletop-v0"
@@ -48,12 +48,15 @@ class SplitSpec(BaseModel):
     paper_weighted: bool = False
     """Draw each subcategory in proportion to ESI-Bench's question count instead (see
     :mod:`.paper_split`); ``n_per_subcategory`` is then unused."""
+    esi_forms: bool = False
+    """Draw only the designs that ask ESI-Bench's own question form
+    (:attr:`~.families.base.TaskFamily.esi_designs`) where a family has forms of ours too."""
 
 
 SPLITS: dict[str, SplitSpec] = {
     "dev": SplitSpec(seed=1000, n_per_subcategory=2),
-    "test": SplitSpec(seed=2000, n_per_subcategory=30),
-    "paper": SplitSpec(seed=3000, paper_weighted=True),
+    "test": SplitSpec(seed=2000, n_per_subcategory=30, esi_forms=True),
+    "paper": SplitSpec(seed=3000, paper_weighted=True, esi_forms=True),
 }
 
 
@@ -211,19 +214,27 @@ def generate_questions(
     width: int = 320,
     height: int = 240,
     render_images: bool = True,
+    esi_forms: bool = False,
 ) -> list[Question]:
-    """``n_per_subcategory`` questions of every (or the named) subcategory, in benchmark order."""
+    """``n_per_subcategory`` questions of every (or the named) subcategory, in benchmark order;
+    with ``esi_forms`` only ESI-Bench's question forms (:func:`esi_designs_of`)."""
     if n_per_subcategory < 1:
         raise ConfigError(f"n_per_subcategory must be at least 1, got {n_per_subcategory}")
     builder = QuestionBuilder(width=width, height=height)
     try:
         return [
-            builder.build(fam, seed, i, render_images=render_images)
+            builder.build(fam, seed, i, render_images=render_images, designs=esi_designs_of(fam, esi_forms))
             for fam in _families(subcategories)
             for i in range(n_per_subcategory)
         ]
     finally:
         builder.close()
+
+
+def esi_designs_of(family: TaskFamily, esi_forms: bool) -> tuple[str, ...] | None:
+    """The designs a split draws for ``family``: its ESI-Bench forms when ``esi_forms`` and it
+    has forms of ours too, else ``None`` (every design in turn)."""
+    return (family.esi_designs or None) if esi_forms else None
 
 
 def sample_question(
@@ -291,19 +302,22 @@ def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Questi
     spec = SPLITS[name]
     if spec.paper_weighted:
         return cached_questions(target, lambda: generate_paper_split(spec.seed))
-    return cached_questions(target, lambda: generate_questions(spec.n_per_subcategory, spec.seed))
+    return cached_questions(
+        target, lambda: generate_questions(spec.n_per_subcategory, spec.seed, esi_forms=spec.esi_forms)
+    )
 
 
 def generate_paper_split(seed: int, *, width: int = 320, height: int = 240) -> list[Question]:
-    """Every subcategory in proportion to ESI-Bench's #Q (:func:`.paper_split.paper_counts`)."""
-    from eviseek.envs.tabletop.paper_split import PAPER_DESIGNS, paper_counts
+    """Every subcategory in proportion to ESI-Bench's #Q (:func:`.paper_split.paper_counts`), in
+    ESI-Bench's question forms."""
+    from eviseek.envs.tabletop.paper_split import paper_counts
 
     fams = all_families()
     counts = paper_counts(slugs=[f.slug for f in fams])
     builder = QuestionBuilder(width=width, height=height)
     try:
         return [
-            builder.build(f, seed, i, designs=PAPER_DESIGNS.get(f.slug))
+            builder.build(f, seed, i, designs=esi_designs_of(f, True))
             for f in fams
             for i in range(counts.get(f.slug, 0))
         ]

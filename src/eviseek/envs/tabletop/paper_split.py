@@ -22,12 +22,6 @@ from eviseek.types.taxonomy import SUBCATEGORIES
 PAPER_QUESTIONS: dict[str, int] = {s.slug: s.paper_questions for s in SUBCATEGORIES if s.where == "tabletop"}
 """ESI-Bench's questions per subcategory (the paper's Table 5, #Q column), by tabletop slug."""
 
-PAPER_DESIGNS: dict[str, tuple[str, ...]] = {"liquid_volume": ("larger-first", "larger-second")}
-"""Designs a family draws in this split when only some of its question forms are ESI-Bench's:
-all 136 of the paper's Liquid Volume questions ask which of two containers holds more (its
-``pour`` task, filled and poured with water), so the split asks only that form; the overflow
-form (ours) stays in ``dev`` and ``test``."""
-
 HOUSE_ONLY: dict[str, int] = {s.name: s.paper_questions for s in SUBCATEGORIES if s.where == "house"}
 """The paper's subcategories with no tabletop family (#Q from the same table)."""
 

@@ -19,9 +19,12 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from eviseek.envs.tabletop.colors import PALETTE, SHADES, TABLE_RGBA, known_color
 from eviseek.types import Pose
 
-Shape = Literal["box", "cylinder", "sphere", "cone", "pyramid", "wedge", "container", "asset", "cloth"]
+Shape = Literal[
+    "box", "cylinder", "sphere", "cone", "pyramid", "wedge", "container", "asset", "cloth", "robot"
+]
 """Primitive shapes. ``container`` is an open-topped box (floor plus four walls); ``wedge`` is a
-ramp rising along local +x; ``asset`` loads a URDF from ``pybullet_data`` (``ObjectSpec.asset``);
+ramp rising along local +x; ``robot`` is a small wheeled robot filling ``size`` (four wheels, a
+flat base, a mast and a camera head, facing local +x); ``asset`` loads a URDF from ``pybullet_data`` (``ObjectSpec.asset``);
 ``cloth`` is a square sheet of side ``size[0]`` draped over whatever lies under it (visual only,
 see :mod:`eviseek.envs.tabletop.sim.cloth`); its ``position`` is the centre of its footprint on
 the table (z = 0), not of its bounding box."""

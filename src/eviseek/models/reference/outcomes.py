@@ -1,12 +1,15 @@
 """Solvers for physical tests: the outcome the environment reported in words (inside=, overflowed=,
-slid=, current_stack=)."""
+slid=, current_stack=), and, for ESI-Bench's which-container and base forms, what the pixels add
+(which fitting bin is smaller, which box stands on the left)."""
 
 from __future__ import annotations
 
 import re
 
+from eviseek.models.reference.physical_tests import fit_outcomes
 from eviseek.models.reference.task import Task
 from eviseek.models.reference.verdict import Verdict
+from eviseek.models.reference.vision import View
 
 
 def _last_flag(text: str, key: str) -> bool | None:
@@ -39,6 +42,11 @@ def solve_capacity(task: Task, text: str) -> Verdict:
     src = sources[-1]
     other = next(n for n in names if n != src)
     pick = src if over else other
+    if [o.lower() for o in task.options] == ["left", "right"]:
+        # ESI-Bench's form: the question names the left container first and the right one second.
+        return Verdict(
+            "left" if pick == names[0] else "right", 0.95, None, f"pouring {src} reported overflowed={over}"
+        )
     answer = next((o for o in task.options if o.lower() == pick), pick)
     return Verdict(answer, 0.95, None, f"pouring {src} reported overflowed={over}")
 
@@ -74,3 +82,59 @@ def solve_stack(task: Task, text: str) -> Verdict:
     return Verdict(
         ", ".join(carriers + rest) if names else None, 0.2, None, "untested: round or pointed on top"
     )
+
+
+def solve_which_fit(task: Task, text: str, views: list[View]) -> Verdict:
+    """The smallest offered bin the object ended inside: the bins it fits are read from the
+    ``put_inside`` outcomes; when several fit, the smaller is the one whose opening covers fewer
+    pixels in the steepest view showing them all (the first view when none looks down)."""
+    bins = [o.name for o in task.objects[1:]]
+    tried = fit_outcomes(text)
+    fits = [b for b in bins if tried.get(b)]
+    untried = [b for b in bins if b not in tried]
+    if not fits:
+        if untried:
+            return Verdict(None, 0.0, reason="the object has not been tried in every bin yet")
+        return Verdict(None, 0.0, reason="the object fitted in no bin")
+    if len(fits) == 1 and not untried:
+        return Verdict(_option(task, fits[0]), 0.95, None, f"it ended inside {fits[0]} only")
+    colours = [b.split("_")[0] for b in fits]
+    shown = [v for v in views if all(v.largest(c) is not None for c in colours)]
+    if not shown:
+        return Verdict(_option(task, fits[0]), 0.3, None, "several bins fit; none seen to compare")
+    view = next((v for v in shown if v.steep), shown[0])
+    areas = {b: view.largest(c).area for b, c in zip(fits, colours, strict=True)}  # type: ignore[union-attr]
+    best = min(fits, key=lambda b: areas[b])
+    return Verdict(
+        _option(task, best), 0.6, views.index(view), f"it fits {', '.join(fits)}; {best} looks smallest"
+    )
+
+
+_PUT_ON = re.compile(
+    r"put_on: (ok|failed); ([a-z]+_[a-z]+) "
+    r"(?:rests on|did not stay on top of|did not stay on) ([a-z]+_[a-z]+)"
+)
+
+
+def solve_base(task: Task, text: str, views: list[View]) -> Verdict:
+    """Which box carries B (from the ``put_on`` outcome: the tried box, or else the other), and
+    whether it stands left or right: the box whose colour's largest blob lies further left in the
+    earliest view showing both boxes."""
+    boxes = [o.name for o in task.objects[:2]]
+    tried = [(ok == "ok", target) for ok, _, target in _PUT_ON.findall(text) if target in boxes]
+    if len(boxes) < 2 or not tried:
+        return Verdict(None, 0.0, reason="B has not been placed on a box yet")
+    held, target = tried[-1]
+    base = target if held else next(b for b in boxes if b != target)
+    other = next(b for b in boxes if b != base)
+    for i, view in enumerate(views):
+        mine, theirs = view.largest(base.split("_")[0]), view.largest(other.split("_")[0])
+        if mine is None or theirs is None:
+            continue
+        side = "left" if mine.centroid[0] < theirs.centroid[0] else "right"
+        return Verdict(side, 0.9, i, f"{base} carries B and stands to the {side} of {other}")
+    return Verdict(None, 0.0, reason=f"{base} carries B, but no view shows both boxes")
+
+
+def _option(task: Task, name: str) -> str:
+    return next((o for o in task.options if o.lower() == name), name)

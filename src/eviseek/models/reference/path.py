@@ -35,7 +35,9 @@ image for the two to count as taken from one pose (only the robot moved)."""
 
 
 def robot_at(view: View) -> tuple[float, float] | None:
-    """The black robot's centre in ``view``: the largest region of near-black pixels."""
+    """Where the black robot stands in ``view``: the largest region of near-black pixels, at the
+    middle of its lowest rows (its wheels, on the table; the robot is 16 cm tall, so the middle of
+    its pixels lies well above the spot it stands on)."""
     if view.rgb is None:
         return None
     dark = view.rgb.max(axis=2) < ROBOT_DARKNESS
@@ -47,7 +49,8 @@ def robot_at(view: View) -> tuple[float, float] | None:
     if sizes[k - 1] < 6:
         return None
     ys, xs = np.nonzero(labels == k)
-    return float(xs.mean()), float(ys.mean())
+    low = ys >= ys.max() - max(1.0, 0.15 * (ys.max() - ys.min()))
+    return float(xs[low].mean()), float(ys.max())
 
 
 def _path_distance(point: np.ndarray, path: list[np.ndarray]) -> float:

@@ -53,6 +53,31 @@ def test_action(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str
         )
         if obj and box:
             return "put_inside", {"object": obj, "target": box}, "drop it in and see whether it ends inside"
+    if task.kind == "which_fit" and len(objs) >= 2 and "put_inside" in names:
+        for bin_ref in objs[1:]:
+            if bin_ref.name in fit_outcomes(text):
+                continue
+            obj, target = (
+                _choice(specs, "put_inside", "object", objs[0]),
+                _choice(specs, "put_inside", "target", bin_ref),
+            )
+            if obj and target:
+                return (
+                    "put_inside",
+                    {"object": obj, "target": target},
+                    "drop it in and see whether it ends inside",
+                )
+        return None
+    if task.kind == "base" and len(objs) >= 3 and "put_on" in names:
+        if "put_on:" in text:  # one try settles it: exactly one of the two boxes is the base
+            return None
+        b, box = _choice(specs, "put_on", "object", objs[-1]), _choice(specs, "put_on", "target", objs[0])
+        if b and box:
+            return (
+                "put_on",
+                {"object": b, "target": box},
+                "place B on one box and see whether it stays on top",
+            )
     if task.kind == "overflow" and len(objs) >= 2 and "pour" in names:
         if "overflowed=" in text:
             return None
@@ -83,6 +108,14 @@ def test_action(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str
     if task.kind == "stack" and "put_on" in names:
         return _stack_step(task, specs, text)
     return None
+
+
+_INSIDE = re.compile(r"\b[a-z]+_[a-z]+ (is inside|does not fit inside) ([a-z]+_[a-z]+)")
+
+
+def fit_outcomes(text: str) -> dict[str, bool]:
+    """Every container an object was dropped into, and whether it ended inside (the last try)."""
+    return {box: verb == "is inside" for verb, box in _INSIDE.findall(text)}
 
 
 _MANIPULATION_OUTCOME = re.compile(r"\b(put_on|put_back|place_on_table|pick_up|put_inside): (ok|failed)")

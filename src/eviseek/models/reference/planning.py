@@ -42,6 +42,14 @@ def demand_texts(task: Task) -> list[str]:
         return [f"Every {what[:-1]} on the table, including any standing behind the boards, seen once"]
     if task.kind == "fit":
         return [f"Whether {who} ends up inside when the one is dropped into the other"]
+    if task.kind == "which_fit":
+        return [
+            f"Which of the bins {who} ends up inside when dropped into each, and which of those is smallest"
+        ]
+    if task.kind == "base":
+        return [
+            "Which box carries the cube on top when it is placed there, and on which side that box stands"
+        ]
     if task.kind == "overflow":
         return [f"Whether water spills when the contents of {who.split(' and ')[0]} are poured over"]
     if task.kind == "capacity":
@@ -53,7 +61,7 @@ def demand_texts(task: Task) -> list[str]:
     if task.kind == "connect":
         return [f"Which rooms {who} stand in and where the doorways between rooms are, seen from above"]
     if task.kind == "in_mirror":
-        return [f"How large {who} shows in the first view: near and seen directly, or far in the mirror"]
+        return [f"Whether {who} stands behind the first view, seen directly after turning round"]
     if task.kind == "reflected":
         return [f"Where the reflection of {who} shows in the mirror, against the three in the first view"]
     if task.kind == "mirror_closer":
@@ -91,8 +99,10 @@ def goal_texts(task: Task) -> list[str]:
         return [f"{label}: {who} whole, seen from beside the board"]
     if routine == "tilted":
         return [f"{label}: {who} from well above or below the first line of sight"]
+    if routine == "test" and task.kind == "slide":
+        return [f"{label}: set {who} on the slope and watch the frames of the slide"]
     if routine == "test":
-        return [f"{label}: try it with {who} and read the reported outcome"]
+        return [f"{label}: try it with {who} and see the outcome"]
     if routine == "still":
         return [f"{label}: how large {who} shows in the first view"]
     if routine == "first":

@@ -86,11 +86,9 @@ def routine_for(task: Task) -> str:
         return "drape"
     if task.kind == "in_jar":
         return "jar"
-    if task.kind == "in_mirror":
-        return "still"
     if task.kind in ("reflected", "path_count"):
         return "first"
-    if task.kind == "mirror_closer":
+    if task.kind in ("mirror_closer", "in_mirror"):
         return "turn_round"
     if task.kind in TEST_KINDS:
         return "test"

@@ -32,11 +32,13 @@ from eviseek.models.reference.looks import (
 )
 from eviseek.models.reference.mirrors import solve_mirror_closer, solve_reflected
 from eviseek.models.reference.outcomes import (
+    solve_base,
     solve_capacity,
     solve_fit,
     solve_overflow,
     solve_slide,
     solve_stack,
+    solve_which_fit,
 )
 from eviseek.models.reference.path import solve_path_count
 from eviseek.models.reference.task import Task
@@ -56,6 +58,10 @@ def solve(task: Task, views: list[View], *, text: str = "", references: list[boo
     live = [views[i] for i in live_idx]
     if task.kind in _TEXT_SOLVERS:
         verdict = _TEXT_SOLVERS[task.kind](task, text)
+    elif task.kind in _TEST_AND_PIXEL_SOLVERS:
+        verdict = _TEST_AND_PIXEL_SOLVERS[task.kind](task, text, live)
+        if verdict.view is not None:
+            verdict.view = live_idx[verdict.view]
     elif task.kind == "moved":
         verdict = solve_moved(task, views, refs)
     elif task.kind == "path_count":
@@ -83,6 +89,12 @@ _TEXT_SOLVERS = {  # physical tests: the outcome is reported in words
     "capacity": solve_capacity,
     "slide": solve_slide,
     "stack": solve_stack,
+}
+
+
+_TEST_AND_PIXEL_SOLVERS = {  # physical tests read in words, with what the pixels add
+    "which_fit": solve_which_fit,
+    "base": solve_base,
 }
 
 

@@ -25,6 +25,8 @@ TaskKind = Literal[
     "distance",
     "count",
     "fit",
+    "which_fit",
+    "base",
     "overflow",
     "capacity",
     "slide",
@@ -46,7 +48,7 @@ HEIGHTS_SHOW = "where heights show"
 stage that reads it (with no advice text of its own) knows the count is of cubes among taller
 look-alikes."""
 
-TEST_KINDS: tuple[str, ...] = ("fit", "overflow", "capacity", "slide", "stack")
+TEST_KINDS: tuple[str, ...] = ("fit", "which_fit", "base", "overflow", "capacity", "slide", "stack")
 """Kinds settled by a physical test whose outcome the environment reports in words."""
 
 NOUNS: dict[str, str] = {
@@ -67,6 +69,8 @@ NOUNS: dict[str, str] = {
     "board": "board",
     "bin": "bin",
     "bins": "bin",
+    "box": "box",
+    "boxes": "box",
     "bowl": "bowl",
     "bowls": "bowl",
     "cup": "cup",
@@ -231,6 +235,12 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
         kind = "covered"
     elif "what shape" in low or "which shape" in low:
         kind = "shape"
+    elif "best fit" in low and options:
+        # "Which container does X best fit inside?": the smallest of the offered bins it fits in.
+        kind = "which_fit"
+    elif "as its base" in low or "on top of as" in low:
+        # "Which box should B be placed on top of as its base?": answered left or right.
+        kind = "base"
     elif "fit inside" in low or "fit into" in low or "fits inside" in low:
         kind = "fit"
     elif "holds more" in low or "hold more" in low or "larger volume" in low:
@@ -264,6 +274,10 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
         kind = "size"
         prefer_smaller = "smaller" in low or "smallest" in low
     objects = things
+    if kind == "which_fit":
+        # The object named first, then the offered containers (exact names).
+        bins = [option_ref(o) for o in options]
+        objects = things[:1] + [b for b in bins if b is not None]
     if kind in ("size", "distance", "moved", "stack", "order", "capacity") and options:
         # The candidates are the options; the question text names them too, but options are exact.
         cands = [option_ref(o) for o in options]

@@ -1,6 +1,25 @@
-"""Action Sequencing / Action Order Inference: in what order were the objects moved?
+"""Action Sequencing / Action Order Inference: which object should be the base?
 
-Scene: a static platform stands behind a tall upright board. A task-supplied reference image,
+Two question forms (designs):
+
+* **base** (ESI-Bench's ``action`` form, drawn by ``paper`` and ``test``): two boxes of one outer
+  size (6.5-7.5 cm wide, 6.5-7.5 cm tall) stand left and right of a smaller cube B (3.6-4.2 cm),
+  all three in a row across the first view. One box is solid; the other is open at the top, so B
+  dropped on it falls inside instead of resting on top. The first view looks level from 5 cm
+  above the table, under both rims, so the two boxes look alike there. "Which box should B be
+  placed on top of as its base?", answered ``left`` or ``right`` as seen in the first view (the
+  design says which, in turn: ``base-left``, ``base-right``). Actions are ESI-Bench's: ``pick_up``,
+  ``put_on`` (its "place X on top of Y"; the feedback says whether B ended on top, or sank into
+  the box) and ``put_back``. Ground truth: B is put on each box in turn by the same manipulator
+  the agent uses and put back; the base is the box B ended on top of (at or above its rim). A
+  draw where not exactly one box holds B on top raises (a generator bug). Decisive evidence: the
+  solid box visible, and B tried on either box with the outcome seen, or the open box seen from
+  30 degrees or more above, where its opening shows. ESI-Bench's three-object form (a second
+  pair, C, to go on top of B) is not built.
+* **order** (ours, a named extra kept in ``dev``; designs ``first``, ``last``, ``order``): in what
+  order were the objects moved? Described below.
+
+Order-form scene: a static platform stands behind a tall upright board. A task-supplied reference image,
 taken from above and from the side of the board, shows the table before: three objects (cubes
 and upright cylinders, 4-5 cm) stand apart on the table, a distractor stands elsewhere, and in half
 of the scenes one more object (the resident) already sits on the platform. Then the three objects
@@ -34,6 +53,7 @@ import numpy as np
 from eviseek.envs.tabletop.colors import BOARD_COLORS
 from eviseek.envs.tabletop.families._common import (
     CAMERA_GUIDANCE,
+    PlacementError,
     colors,
     make_board,
     make_object,
@@ -44,18 +64,32 @@ from eviseek.envs.tabletop.families._common import (
     scatter,
     unit,
 )
+from eviseek.envs.tabletop.families._physical import container
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
 from eviseek.envs.tabletop.manipulation import PLACE_OFFSET, Manipulator
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneChange, SceneSpec, rounded, yaw_quat
-from eviseek.envs.tabletop.support import Evidence, ViewEvidence
-from eviseek.types import AnswerContract
+from eviseek.envs.tabletop.support import AnyOf, Evidence, OutcomeEvidence, ViewEvidence
+from eviseek.types import Action, ActionSpec, AnswerContract, Feedback
 
 KINDS = ("first", "last", "order")
-"""Question kinds, drawn with equal odds."""
+"""Question kinds of the order form (designs)."""
+MAX_PLACEMENT_DRAWS = 64
+"""Order-form drafts drawn at most while a crowded draw leaves no room (a generator bug past that)."""
 PLATFORM_H = 0.02
 """Platform thickness (m)."""
 POSE_TOLERANCE = 0.015
 """Metres a replayed move may end from its recorded pose before generation is called broken."""
+BASE_DESIGNS = ("base-left", "base-right")
+"""Designs of ESI-Bench's base form: the solid box stands left or right of B in the first view."""
+ON_TOP_TOLERANCE = 0.01
+"""B counts as on top of a box when its lowest point is at most this far (m) below the box's top."""
+
+
+def on_top(world: World, obj: str, base: str) -> bool:
+    """Whether ``obj`` rests on top of ``base``: its lowest point at or above ``base``'s rim."""
+    lo, _ = world.sim.aabb(obj)
+    _, hi = world.sim.aabb(base)
+    return float(lo[2]) >= float(hi[2]) - ON_TOP_TOLERANCE
 
 
 def pile_poses(
@@ -79,8 +113,122 @@ class ActionOrderInferenceFamily(TaskFamily):
     family = "Action Sequencing"
     subcategory = "Action Order Inference"
     slug = "action_order_inference"
+    designs = ("base-left", "first", "base-right", "last", "order")
+    esi_designs = BASE_DESIGNS
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
+        return self.draft_design(rng, str(rng.choice(self.designs)))
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        if design is None:
+            return self.generate(rng)
+        if design in BASE_DESIGNS:
+            return self._base_form(rng, left=design == "base-left")
+        if design not in KINDS:
+            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        for _ in range(MAX_PLACEMENT_DRAWS):
+            try:
+                return self._order_form(rng, design)
+            except PlacementError:
+                continue
+        raise RuntimeError(f"{self.slug}: no order-form draft in {MAX_PLACEMENT_DRAWS} draws")
+
+    # -- ESI-Bench's base form -------------------------------------------------------
+
+    def _base_form(self, rng: np.random.Generator, *, left: bool) -> TaskDraft:
+        cols = colors(rng, 3)
+        heading = float(rng.uniform(0, 360))  # the camera looks along this direction
+        fwd, side = unit(heading), unit(heading + 90)  # side points to the camera's left
+        centre = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
+        width = float(rng.uniform(0.065, 0.075))
+        height = float(rng.uniform(0.065, 0.075))
+        wall = 0.008
+        b_size = float(rng.uniform(0.036, 0.042))
+        gap = float(rng.uniform(0.14, 0.17))
+        spots = {
+            "left": centre + side * gap + fwd * float(rng.uniform(-0.03, 0.03)),
+            "right": centre - side * gap + fwd * float(rng.uniform(-0.03, 0.03)),
+        }
+        solid_side = "left" if left else "right"
+        open_side = "right" if left else "left"
+        yaw = heading + float(rng.uniform(-10, 10))
+        sx, sy = (float(v) for v in spots[solid_side])
+        solid = make_object("cube", cols[0], (sx, sy), width, yaw=yaw, role="base")
+        solid = solid.model_copy(
+            update={
+                "name": f"{cols[0]}_box",
+                "category": "box",
+                "size": rounded((width, width, height)),
+                "position": (solid.position[0], solid.position[1], r6(height / 2)),
+            }
+        )
+        ox, oy = (float(v) for v in spots[open_side])
+        hollow = container(
+            f"{cols[1]}_box",
+            cols[1],
+            (ox, oy),
+            (width - 2 * wall, width - 2 * wall, height - wall),
+            wall=wall,
+            yaw=heading + float(rng.uniform(-10, 10)),
+            category="box",
+        )
+        b = make_object(
+            "cube", cols[2], (float(centre[0]), float(centre[1])), b_size, yaw=heading, role="target"
+        )
+        camera = orbit_pose(
+            (float(centre[0]), float(centre[1]), 0.05),
+            heading + 180 + float(rng.uniform(-4, 4)),
+            0.0,
+            float(rng.uniform(0.55, 0.65)),
+        )
+        boxes = [solid.name, hollow.name]
+        listed = [boxes[int(i)] for i in rng.permutation(2)]
+        bn = b.name.replace("_", " ")
+        text = (
+            f"There are two boxes, the {listed[0].replace('_', ' ')} and the "
+            f"{listed[1].replace('_', ' ')}, and one {bn} (B). One box is to the left of B, one to "
+            "the right, as seen in the first view. Which box should B be placed on top of as its "
+            "base: the left one or the right one?"
+        )
+        return TaskDraft(
+            design="base-left" if left else "base-right",
+            scene=SceneSpec(objects=[solid, hollow, b], camera=camera),
+            text=text,
+            contract=option_contract(["left", "right"], "Answer left or right."),
+            guidance=(
+                "Boxes that look alike from the side may not both carry B. Test it: put_on(object, "
+                "target) places B on top of a box and reports whether it stayed on top; put_back "
+                "returns it to its place. Or look at the boxes from above. Left and right are as "
+                "seen in the first view. " + CAMERA_GUIDANCE
+            ),
+            metadata={
+                "form": "base",
+                "object": b.name,
+                "boxes": boxes,
+                "solid": solid.name,
+                "open": hollow.name,
+                "sides": {solid.name: solid_side, hollow.name: open_side},
+            },
+        )
+
+    def _base_put_on(self, world: World, obj: str, target: str) -> Feedback:
+        m = world.metadata
+        boxes = list(m["boxes"])
+        fb = world.manipulator.execute("put_on", {"object": obj, "target": target}, [m["object"]], boxes)
+        if fb.operation != "put_on" or (not fb.success and target not in boxes):
+            return fb
+        if target in boxes and not on_top(world, obj, target):
+            return Feedback(
+                operation="put_on",
+                success=False,
+                reason=f"{obj} did not stay on top of {target}; it ended below its rim",
+                state=fb.state,
+            )
+        return fb
+
+    # -- ours: the order form --------------------------------------------------------
+
+    def _order_form(self, rng: np.random.Generator, want: str) -> TaskDraft:
         cols = colors(rng, 5)
         heading = float(rng.uniform(0, 360))  # the camera looks along this direction
         fwd = unit(heading)
@@ -150,7 +298,8 @@ class ActionOrderInferenceFamily(TaskFamily):
             float(rng.uniform(0.6, 0.7)),
         )
         order = [o.name for o in moved]  # the order they were moved in
-        kind = str(pick(rng, list(KINDS)))
+        pick(rng, list(KINDS))  # drawn as before, so the rest of the draw keeps its stream
+        kind = want
         contract: AnswerContract
         if kind == "order":
             listed = [order[int(i)] for i in rng.permutation(3)]
@@ -173,6 +322,7 @@ class ActionOrderInferenceFamily(TaskFamily):
             contract = option_contract(options, "Answer with the object's name.")
         objs = [board, platform, *below, *moved, distractor]
         return TaskDraft(
+            design=kind,
             scene=SceneSpec(objects=objs, camera=camera, reference_cameras=[reference], changes=changes),
             text=text,
             contract=contract,
@@ -183,6 +333,7 @@ class ActionOrderInferenceFamily(TaskFamily):
                 "so that every layer shows; look behind the board. " + CAMERA_GUIDANCE
             ),
             metadata={
+                "form": "order",
                 "kind": kind,
                 "order": order,
                 "moved": order,
@@ -192,8 +343,62 @@ class ActionOrderInferenceFamily(TaskFamily):
             },
         )
 
+    # -- actions ---------------------------------------------------------------------
+
+    def custom_actions(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[ActionSpec]:
+        if metadata.get("form") != "base":
+            return []
+        obj, boxes = metadata["object"], list(metadata["boxes"])
+        return [
+            ActionSpec(
+                name="pick_up",
+                kind="manipulation",
+                params=["object"],
+                choices={"object": [obj]},
+                description="pick an object up and hold it above the table",
+            ),
+            ActionSpec(
+                name="put_on",
+                kind="manipulation",
+                params=["object", "target"],
+                choices={"object": [obj], "target": boxes},
+                description="place an object on top of another (physics decides whether it stays on top)",
+            ),
+            ActionSpec(
+                name="put_back",
+                kind="manipulation",
+                params=["object"],
+                choices={"object": [obj]},
+                description="return an object to where it started",
+            ),
+        ]
+
+    def handle_action(self, world: World, action: Action) -> Feedback | None:
+        m = world.metadata
+        if m.get("form") != "base" or action.name not in ("pick_up", "put_on", "put_back"):
+            return None
+        obj = str(action.args.get("object", ""))
+        if obj != m["object"]:
+            return Feedback(operation=action.name, success=False, reason=f"object must be {m['object']}")
+        if action.name == "put_on":
+            return self._base_put_on(world, obj, str(action.args.get("target", "")))
+        return world.manipulator.execute(action.name, {"object": obj}, [obj], list(m["boxes"]))
+
     def ground_truth(self, world: World, draft: TaskDraft) -> str:
         m = draft.metadata
+        if m.get("form") == "base":
+            world = World(sim=world.sim, manipulator=world.manipulator, scene=world.scene, metadata=dict(m))
+            held = []
+            for box in m["boxes"]:
+                fb = self._base_put_on(world, m["object"], box)
+                if fb.success:
+                    held.append(box)
+                back = world.manipulator.execute("put_back", {"object": m["object"]}, [m["object"]], [])
+                if not back.success:
+                    raise RuntimeError(f"{self.slug}: put_back failed after {box}: {back.reason}")
+            if held != [m["solid"]]:
+                raise RuntimeError(f"{self.slug}: B stayed on top of {held}, not only on {m['solid']}")
+            return str(m["sides"][m["solid"]])
         scene = world.scene
         sim = world.sim
         # Replay the moves on the scene as it was before them.
@@ -229,6 +434,23 @@ class ActionOrderInferenceFamily(TaskFamily):
         return "|".join(simulated)
 
     def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        if metadata.get("form") == "base":
+            b, solid, hollow = metadata["object"], metadata["solid"], metadata["open"]
+            return [
+                ViewEvidence(objects=[solid], label=f"{solid} visible"),
+                AnyOf(
+                    options=[
+                        *(
+                            OutcomeEvidence(
+                                action="put_on", args={"target": t}, show=[b, t], min_fraction=0.3
+                            )
+                            for t in (solid, hollow)
+                        ),
+                        ViewEvidence(objects=[hollow], max_pitch=-30.0),
+                    ],
+                    label="B tried on a box and the outcome seen, or the open box seen from above",
+                ),
+            ]
         moved = list(metadata["moved"])
         pieces: list[Evidence] = [
             ViewEvidence(objects=[n], label=f"{n} seen at its new place") for n in moved

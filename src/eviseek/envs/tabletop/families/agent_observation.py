@@ -1,6 +1,7 @@
 """Temporal Understanding / Agent Observation: how many objects of one kind did a robot drive past?
 
-Scene: a small black robot drove across the table in three straight legs; the reference images
+Scene: a small black robot (a wheeled base 9 x 7 cm, a mast and a camera head, 16 cm tall) drove
+across the table in three straight legs; the reference images
 show it, from the camera's first pose, at its start and at its two turns (rendered with the robot
 moved there, ``SceneSpec.reference_changes``), and the live scene holds it where it stopped.
 Objects of one kind (colour and shape) stand around: by design 0-3 of them (each count equally
@@ -47,6 +48,9 @@ PASS_RADIUS = 0.10
 """How close to the path counts as passing an object (metres, ours: ESI-Bench's 1 m scaled to a
 table)."""
 ROBOT = "black_robot"
+ROBOT_SIZE = (0.09, 0.07, 0.16)
+"""The robot's extent (m): a wheeled base 9 x 7 cm, a mast and a camera head 16 cm up (ours: it
+must read as a robot, not a block)."""
 
 
 def path_distance(point: np.ndarray, path: list[np.ndarray]) -> float:
@@ -128,11 +132,11 @@ class AgentObservationFamily(TaskFamily):
         yaws = [math.degrees(math.atan2(v[1], v[0])) for v in legs]
         robot = ObjectSpec(
             name=ROBOT,
-            shape="box",
+            shape="robot",
             category="robot",
             color="black",
-            size=(0.07, 0.05, 0.04),
-            position=(r6(path[3][0]), r6(path[3][1]), 0.02),
+            size=ROBOT_SIZE,
+            position=(r6(path[3][0]), r6(path[3][1]), r6(ROBOT_SIZE[2] / 2)),
             orientation=yaw_quat(yaws[2]),
             mass=0.0,
             movable=False,
@@ -144,7 +148,7 @@ class AgentObservationFamily(TaskFamily):
             [
                 SceneChange(
                     object=ROBOT,
-                    position=(r6(path[k][0]), r6(path[k][1]), 0.02),
+                    position=(r6(path[k][0]), r6(path[k][1]), r6(ROBOT_SIZE[2] / 2)),
                     orientation=yaw_quat(yaws[k]),
                 )
             ]

@@ -96,6 +96,10 @@ class TaskFamily(ABC):
     builder keeps drawing drafts until one has that ``design``, so a split's answers (or option
     positions) are balanced exactly instead of by coin flips, and resampling a draft whose first
     view settles it cannot tilt the balance. Empty: every first draft is taken."""
+    esi_designs: ClassVar[tuple[str, ...]] = ()
+    """The designs that ask ESI-Bench's own question and answer form, where the family also has
+    forms of ours (kept as named extras, drawn in ``dev``). The ``paper`` and ``test`` splits draw
+    only these. Empty: every design is ESI-Bench's form."""
     settle_on_generate: ClassVar[bool] = True
     """Simulate the new scene to rest before ground truth and storage (off for scenes that
     must stay as drawn, e.g. a ball held at the top of a ramp)."""

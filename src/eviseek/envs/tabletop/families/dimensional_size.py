@@ -1,9 +1,13 @@
 """Metric Comparison / Dimensional Size: which of two same-shaped objects is larger?
 
-Scene: two objects of the same shape and different colours, one 1.2-1.4 times the other's size.
-The larger one stands farther from the initial camera, at 1.0-1.15 times the size ratio in
-depth, so that both look about equally big (or the larger looks smaller) from there. Two
-distractors of other shapes stand around.
+Scene: two objects of the same shape and different colours, one 1.35-1.5 times the other's size,
+one nearer the initial camera than the other, and the nearer one always looks 1.6-1.95 times as
+big as the farther one from there. Two designs take turns: the larger one stands nearer (1.2-1.3
+times farther away than the nearer one is the other; ``larger-nearer``), or the larger one stands
+so far back (2.0-2.6 times the nearer one's distance) that it looks the smaller
+(``larger-farther``). Either way the bigger-looking one is the nearer, lower one in the picture, so
+neither apparent size nor place in the picture says which is larger; only judging the distances
+does. The first view looks 15 degrees down from 12-20 cm up. Two distractors of other shapes stand around.
 
 Ground truth: from the simulator, the volume of each object's axis-aligned bounding box after
 settling; the larger one's name.
@@ -15,7 +19,6 @@ by side comparison) or that looks steeply down (pitch <= -60 deg).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -44,42 +47,55 @@ class DimensionalSizeFamily(TaskFamily):
     slug = "dimensional_size"
     manipulations = ("pick_up", "put_back")
 
+    designs = ("larger-nearer", "larger-farther")
+
     def generate(self, rng: np.random.Generator) -> TaskDraft:
+        return self.draft_design(rng, str(rng.choice(self.designs)))
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        if design is None:
+            return self.generate(rng)
+        if design not in self.designs:
+            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        larger_nearer = design == "larger-nearer"
         cat = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"])
         cols = colors(rng, 4)
-        small = float(rng.uniform(0.045, 0.06))
-        ratio = float(rng.uniform(1.2, 1.4))
+        small = float(rng.uniform(0.045, 0.055))
+        ratio = float(rng.uniform(1.35, 1.5))
         heading = float(rng.uniform(0, 360))
-        eye = np.array([rng.uniform(-0.15, 0.15), rng.uniform(-0.1, 0.1)]) - unit(heading) * 0.55
-        near_d = float(rng.uniform(0.38, 0.48))
-        far_d = near_d * ratio * float(rng.uniform(1.0, 1.15))
+        eye = np.array([rng.uniform(-0.15, 0.15), rng.uniform(-0.1, 0.1)]) - unit(heading) * 0.5
+        near_d = float(rng.uniform(0.26, 0.3))
+        # How much bigger the nearer one looks than the farther one (drawn alike in both designs).
+        looks = float(rng.uniform(1.6, 1.95))
+        # Apparent size goes as size over distance: solve for the farther one's distance.
+        far_d = near_d * looks * (1 / ratio if larger_nearer else ratio)
         spread = float(rng.uniform(7, 11))
         side = float(rng.choice([-1.0, 1.0]))
         near_xy = eye + unit(heading + side * spread) * near_d
         far_xy = eye + unit(heading - side * spread) * far_d
-        small_obj = make_object(cat, cols[0], (float(near_xy[0]), float(near_xy[1])), small, role="target")
+        small_xy, large_xy = (far_xy, near_xy) if larger_nearer else (near_xy, far_xy)
+        small_obj = make_object(cat, cols[0], (float(small_xy[0]), float(small_xy[1])), small, role="target")
         large_obj = make_object(
-            cat, cols[1], (float(far_xy[0]), float(far_xy[1])), small * ratio, role="target"
+            cat, cols[1], (float(large_xy[0]), float(large_xy[1])), small * ratio, role="target"
         )
         placed = [((float(p[0]), float(p[1])), 0.08) for p in (near_xy, far_xy)]
         others = [x for x in ["cube", "cylinder", "ball", "cone", "pyramid"] if x != cat]
         extras = scatter_distractors(
             rng, cols[2:], others, placed, radius=0.05, gap=0.06, scale=(0.045, 0.07)
         )
-        height = float(rng.uniform(0.12, 0.2))
-        pitch = -math.degrees(math.atan2(height, (near_d + far_d) / 2))
         camera = Pose(
             x=r6(eye[0]),
             y=r6(eye[1]),
-            z=r6(height),
+            z=r6(float(rng.uniform(0.12, 0.2))),
             yaw=r6((heading + 180.0) % 360.0 - 180.0),
-            pitch=15.0 * round(pitch / 15.0),
+            pitch=-15.0,
         )
         names = [small_obj.name, large_obj.name]
         if rng.integers(2):
             names.reverse()
         a, b = (n.replace("_", " ") for n in names)
         return TaskDraft(
+            design=design,
             scene=SceneSpec(objects=[small_obj, large_obj, *extras], camera=camera),
             text=f"Which is larger: the {a} or the {b}?",
             contract=option_contract(names, "Answer with the object's name."),

@@ -6,11 +6,15 @@ shallow bowl, whose volumes are hard to compare by eye:
 * **overflow** (ours): the source holds water, the target is empty; "if all the water is poured
   into the target, will it overflow?". The water is 70-88 per cent of the target's capacity (no)
   or 115-140 per cent (yes); the target's depth is solved for from the water's volume.
-* **capacity** (ESI-Bench's form: all 136 of its Liquid Volume questions ask which of two
-  containers has the larger volume): both containers are empty; "which holds more water when
-  filled to the brim?", answered with a container's name. The larger capacity is 1.15-1.4 times
-  the smaller; which build is larger is a coin flip, and the design puts the answer first or
-  second among the options.
+* **capacity, left/right** (ESI-Bench's form: all 136 of its Liquid Volume questions ask which of
+  two containers has the larger volume, and its ``pour`` task answers ``left`` or ``right``): both
+  containers are empty; the text says which stands on the left and which on the right as seen in
+  the first view, and asks which holds more water when filled to the brim. The larger capacity is
+  1.15-1.4 times the smaller; which build is larger is a coin flip, and the design puts the
+  larger on the left or the right (designs ``larger-left``, ``larger-right``).
+* **capacity, by name** (ours, the form before ESI-Bench's answer was followed): the same scene
+  and question, answered with a container's name; the design puts the answer first or second
+  among the options (``larger-first``, ``larger-second``).
 
 Liquid is simulated state drawn as a translucent slab at the level its volume implies
 (``ObjectSpec.state``: ``liquid_ml``); a spill is drawn as a puddle beside the target.
@@ -23,8 +27,8 @@ filling a full container fails. The overflow form does not offer ``fill``: filli
 its premise (the water to pour is given).
 
 Ground truth, by running the agent's own actions in the simulator: overflow form, ``pour``;
-``yes`` when water spilled. Capacity form, ``fill`` the first option and ``pour`` it into the
-second: the first holds more when it overflows.
+``yes`` when water spilled. Capacity forms, ``fill`` the first container (the first option, or
+the left one) and ``pour`` it into the other: the first holds more when the other overflows.
 
 Decisive evidence (3 pieces): both containers visible (>= 50% of their unoccluded area), and in
 the overflow form either a frame after a ``pour`` into the target that shows the target or a
@@ -54,7 +58,13 @@ from eviseek.envs.tabletop.support import AnyOf, Evidence, OutcomeEvidence, View
 from eviseek.types import Action, ActionSpec, Feedback
 
 CAPACITY_DESIGNS = ("larger-first", "larger-second")
-"""Designs of the capacity form: the container that holds more is the first or second option."""
+"""Designs of the capacity form answered by name: the container that holds more is the first or
+second option."""
+SIDE_DESIGNS = ("larger-left", "larger-right")
+"""Designs of ESI-Bench's capacity form: the container that holds more stands on the left or the
+right of the first view, and the answer is ``left`` or ``right``."""
+ESI_DESIGNS = SIDE_DESIGNS
+"""The designs that ask ESI-Bench's own question form (the ``paper`` and ``test`` splits)."""
 
 
 def pour(world: World, source: str, target: str) -> Feedback:
@@ -130,9 +140,10 @@ class LiquidVolumeFamily(TaskFamily):
     family = "Physical Structure"
     subcategory = "Liquid Volume"
     slug = "liquid_volume"
-    designs = ("overflow-yes", "larger-first", "overflow-no", "larger-second")
-    """The two forms alternate (a two-question split holds one of each) with their answers
-    balanced exactly."""
+    designs = ("larger-left", "overflow-yes", "larger-right", "overflow-no", "larger-first", "larger-second")
+    """Every form in turn, each with its answers balanced exactly; the ``paper`` and ``test``
+    splits draw only :data:`ESI_DESIGNS`."""
+    esi_designs = ESI_DESIGNS
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         return self.draft_design(rng, str(rng.choice(self.designs)))
@@ -142,6 +153,8 @@ class LiquidVolumeFamily(TaskFamily):
             return self.generate(rng)
         if design in CAPACITY_DESIGNS:
             return self._capacity(rng, larger_first=design == "larger-first")
+        if design in SIDE_DESIGNS:
+            return self._capacity(rng, larger_first=design == "larger-left", by_side=True)
         if design not in ("overflow-yes", "overflow-no"):
             raise RuntimeError(f"{self.slug}: unknown design {design!r}")
         return self._overflow(rng, overflow=design == "overflow-yes")
@@ -207,7 +220,7 @@ class LiquidVolumeFamily(TaskFamily):
             },
         )
 
-    def _capacity(self, rng: np.random.Generator, *, larger_first: bool) -> TaskDraft:
+    def _capacity(self, rng: np.random.Generator, *, larger_first: bool, by_side: bool = False) -> TaskDraft:
         cols = colors(rng, 2)
         # The bowl is drawn first; the cup's capacity is the bowl's times or over 1.15-1.4 (a coin
         # says which build holds more), and its depth follows from a 4.5-7.5 cm footprint.
@@ -239,11 +252,49 @@ class LiquidVolumeFamily(TaskFamily):
             yaw=heading,
         )
         larger, smaller = (cup, bowl) if cup_larger else (bowl, cup)
+        camera = _camera(rng, heading, centre)
+        if by_side:
+            # Left and right as seen from the first view: along the camera's right-hand direction.
+            right = unit(float(camera.yaw) - 90)
+            left_first = float(np.dot(a_xy - b_xy, right)) < 0
+            at_a, at_b = (cup, bowl) if cup_at_a else (bowl, cup)
+            left, right_obj = (at_a, at_b) if left_first else (at_b, at_a)
+            larger_is_left = left is larger
+            if larger_is_left != larger_first:
+                # Swap the two builds' places so the larger one stands where the design wants it.
+                left, right_obj = (
+                    right_obj.model_copy(update={"position": left.position}),
+                    left.model_copy(update={"position": right_obj.position}),
+                )
+                cup, bowl = (left, right_obj) if left.category == "cup" else (right_obj, left)
+            ln, rn = left.name.replace("_", " "), right_obj.name.replace("_", " ")
+            return TaskDraft(
+                design="larger-left" if larger_first else "larger-right",
+                scene=SceneSpec(objects=[cup, bowl], camera=camera),
+                text=(
+                    f"The {ln} is on the left and the {rn} is on the right. Both are empty. Which of "
+                    "the two containers has the larger volume: the left one or the right one?"
+                ),
+                contract=option_contract(["left", "right"], "Answer left or right."),
+                guidance=(
+                    "A tall narrow container and a wide shallow one are hard to compare by eye. Test "
+                    "it with water: fill(object) fills a container up to its brim, and "
+                    "pour(object, target) pours all of one container's water into the other and "
+                    "reports whether any spilled. Left and right are as seen in the first view. "
+                    + CAMERA_GUIDANCE
+                ),
+                metadata={
+                    "form": "capacity",
+                    "answer_by": "side",
+                    "containers": [left.name, right_obj.name],
+                    "capacity_ml": {cup.name: round(cup_ml, 1), bowl.name: round(bowl_ml, 1)},
+                },
+            )
         first, second = (larger, smaller) if larger_first else (smaller, larger)
         fn, sn = first.name.replace("_", " "), second.name.replace("_", " ")
         return TaskDraft(
             design="larger-first" if larger_first else "larger-second",
-            scene=SceneSpec(objects=[cup, bowl], camera=_camera(rng, heading, centre)),
+            scene=SceneSpec(objects=[cup, bowl], camera=camera),
             text=(
                 f"Both containers are empty. Which of them holds more water when filled to the brim: "
                 f"the {fn} or the {sn}?"
@@ -332,7 +383,10 @@ class LiquidVolumeFamily(TaskFamily):
             filled = fill(world, first)
             if not filled.success:
                 raise RuntimeError(f"{self.slug}: could not fill {first}: {filled.reason}")
-            return first if pour(world, first, second).state["overflowed"] else second
+            first_larger = bool(pour(world, first, second).state["overflowed"])
+            if meta.get("answer_by") == "side":
+                return "left" if first_larger else "right"
+            return first if first_larger else second
         fb = pour(world, meta["source"], meta["target"])
         return "yes" if fb.state["overflowed"] else "no"
 

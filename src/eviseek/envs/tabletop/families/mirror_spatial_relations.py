@@ -3,12 +3,13 @@
 Scene: an upright mirror (40-48 cm wide) and a camera 35-50 cm in front of it, looking at it
 from 15-25 cm up. Two objects of different colours and shapes stand behind the camera, where it
 cannot see them directly; both show in the mirror. The question labels them A and B (a fair
-coin decides whether the closer one is A) and asks which is closer, in the real world, to the
-camera's starting position. How far an object looks in the mirror is its distance from the
-camera's mirror image, not from the camera, so the mirrored order can differ from the real one:
-a second fair coin decides whether it does (``metadata["mirror_order_agrees"]``). Real distances
-differ by at least 6 cm, mirrored ones by at least 3 cm. A gray wall 50 cm behind the camera
-closes the scene behind the objects.
+coin decides whether the closer one is A) and asks which is closer, in the real world, to "the
+spot where you started" (the camera's starting position: the words do not move with the
+camera). How far an object looks in the mirror is its distance from the camera's mirror image,
+not from the camera, so the mirrored order can differ from the real one: a second fair coin
+decides whether it does (``metadata["mirror_order_agrees"]``). Real distances differ by at least
+6 cm, mirrored ones by at least 3 cm. A gray wall 50 cm behind the camera closes the scene
+behind the objects.
 
 Ground truth: the distances, in the settled simulator, from the initial camera position to the two
 objects' centres.
@@ -104,7 +105,7 @@ class MirrorSpatialRelationsFamily(TaskFamily):
             text=(
                 f"In the mirror you can see two objects: object A (the {a.color} {a.category}) and "
                 f"object B (the {b.color} {b.category}). In the real world, which of them is closer "
-                "to where you are standing now, A or B?"
+                "to the spot where you started, A or B?"
             ),
             contract=option_contract(["A", "B"], "Answer A or B."),
             guidance=(

@@ -1,12 +1,20 @@
 """Specular Reflection / Reflection Authoring: is the object in view seen directly or in a mirror?
 
-Scene: an upright mirror (36-44 cm wide) and, in front of it, a camera held low (at the target's
-mid-height), looking straight at the mirror. The target object either stands behind the camera,
-so that the camera sees only its reflection ("yes"), or between the camera and the mirror on the
-mirror's axis, so that the camera sees the object itself and the object hides its own reflection
-("no"). Either way the first view shows exactly one copy of the target, over the mirror. One
-fair coin per question picks the case. One or two distractors stand off to the side, and a gray
-wall 42 cm behind the camera gives the mirror a background to show.
+Scene: an upright mirror (36-44 cm wide) 45-55 cm in front of a camera held low (1.5-4 cm up,
+drawn alike in both cases) and looking at the mirror, turned 3-6 degrees to one side and tilted
+up to 6 degrees up or down (so where the target shows, up or down, does not tell its distance).
+The target object either stands 8-18 cm behind the camera, so that the camera sees only its
+reflection ("yes"), or 30-38 cm ahead of it on the line from the camera square to the mirror, so
+that the camera sees the object itself, and the object hides most or all of its own reflection,
+which lies straight behind it and shows smaller ("no"). Either way the first view shows the
+target over the mirror. Apparent size does not tell the two apart: the target's size is its
+apparent size (0.05-0.07 of its distance, drawn the same way in both cases) times the distance
+its light travels to the camera, so a reflected target is a large object far away and a directly
+seen one a small object near by. Two distractors of other colours, sized the same way, are of
+both kinds: one stands ahead of the camera, off the mirror's axis (seen directly and in the
+mirror), one behind the camera (seen only in the mirror). The designs take turns (``yes``,
+``no``), and a gray wall 42 cm behind the camera gives the mirror a background to show. The
+camera may go down to 1 cm above the table here.
 
 Ground truth: rendered from the simulator at the initial camera: "yes" when the target covers
 more pixels seen in the mirror (``Frame.reflection``) than seen directly (``Frame.segmentation``).
@@ -28,13 +36,12 @@ from eviseek.envs.tabletop.families._common import (
     make_object,
     pick,
     r6,
-    size_for,
     unit,
     yes_no_contract,
 )
 from eviseek.envs.tabletop.families._mirror import make_backdrop, make_mirror
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
-from eviseek.envs.tabletop.scene import SceneSpec
+from eviseek.envs.tabletop.scene import CameraBounds, SceneSpec
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
 from eviseek.types import Pose
 
@@ -62,10 +69,19 @@ class ReflectionAuthoringFamily(TaskFamily):
     subcategory = "Reflection Authoring"
     slug = "reflection_authoring"
 
+    designs = ("yes", "no")
+
     def generate(self, rng: np.random.Generator) -> TaskDraft:
+        return self.draft_design(rng, str(rng.choice(self.designs)))
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        if design is None:
+            return self.generate(rng)
+        if design not in self.designs:
+            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        through_mirror = design == "yes"
         cols = colors(rng, 3)
         category = pick(rng, SHAPES)
-        through_mirror = bool(rng.integers(2))
         facing = float(rng.uniform(0, 360))
         n, across = unit(facing), unit(facing + 90)
         face = np.array([rng.uniform(-0.05, 0.05), rng.uniform(-0.05, 0.05)]) - n * 0.25
@@ -75,38 +91,52 @@ class ReflectionAuthoringFamily(TaskFamily):
             float(rng.uniform(0.36, 0.44)),
             float(rng.uniform(0.26, 0.32)),
         )
-        scale = float(rng.uniform(0.06, 0.07))
-        height = size_for(category, scale)[2]
-        dist = float(rng.uniform(0.5, 0.65))
+        dist = float(rng.uniform(0.45, 0.55))
         cam_xy = face + n * dist
+
+        def sized(travel: float) -> float:
+            # The object's size: an apparent size drawn alike for every object, times the distance
+            # its light travels to the camera (directly, or by way of the mirror).
+            return float(rng.uniform(0.05, 0.07)) * travel
+
         if through_mirror:
-            t_xy = cam_xy + n * float(rng.uniform(0.12, 0.22)) + across * float(rng.uniform(-0.06, 0.06))
+            behind = float(rng.uniform(0.08, 0.18))
+            t_xy = cam_xy + n * behind
+            scale = sized(2 * dist + behind)
         else:
-            t_xy = cam_xy - n * float(rng.uniform(0.18, 0.3))
+            ahead = float(rng.uniform(0.3, 0.38))
+            t_xy = cam_xy - n * ahead
+            scale = sized(ahead)
         target = make_object(category, cols[0], (float(t_xy[0]), float(t_xy[1])), scale, role="target")
         # A wall behind the camera and the target gives the mirror something to show.
         objects = [mirror, target, make_backdrop(cam_xy + n * 0.42, facing + 180)]
-        for k, col in enumerate(cols[1 : 1 + int(rng.integers(1, 3))]):
-            side = 1.0 if k == 0 else -1.0
-            d_xy = face + n * float(rng.uniform(0.15, 0.3)) + across * side * float(rng.uniform(0.28, 0.36))
+        sides = [1.0, -1.0] if rng.integers(2) else [-1.0, 1.0]
+        # Distractors of both kinds: one ahead of the camera, off the axis (seen directly and in
+        # the mirror), one behind the camera and off to the side (seen only in the mirror).
+        ahead_d = float(rng.uniform(0.25, 0.38))
+        d_direct = cam_xy - n * ahead_d + across * sides[0] * float(rng.uniform(0.1, 0.14))
+        behind_d = float(rng.uniform(0.08, 0.2))
+        d_mirror = cam_xy + n * behind_d + across * sides[1] * float(rng.uniform(0.1, 0.16))
+        for col, xy, travel in (
+            (cols[1], d_direct, ahead_d),
+            (cols[2], d_mirror, 2 * dist + behind_d),
+        ):
             objects.append(
                 make_object(
-                    pick(rng, SHAPES),
-                    col,
-                    (float(d_xy[0]), float(d_xy[1])),
-                    float(rng.uniform(0.045, 0.06)),
-                    role="distractor",
+                    pick(rng, SHAPES), col, (float(xy[0]), float(xy[1])), sized(travel), role="distractor"
                 )
             )
+        turn = float(rng.uniform(3, 6)) * float(rng.choice([-1.0, 1.0]))
         camera = Pose(
             x=r6(cam_xy[0]),
             y=r6(cam_xy[1]),
-            z=r6(height / 2),
-            yaw=r6((facing + 180 + 180) % 360 - 180),
-            pitch=0.0,
+            z=r6(float(rng.uniform(0.015, 0.04))),
+            yaw=r6((facing + 180 + 180 + turn) % 360 - 180),
+            pitch=r6(float(rng.uniform(-6, 6))),
         )
         return TaskDraft(
-            scene=SceneSpec(objects=objects, camera=camera),
+            design=design,
+            scene=SceneSpec(objects=objects, camera=camera, bounds=CameraBounds(z=(0.01, 1.6))),
             text=(
                 f"In this view you can see {article(cols[0])} {cols[0]} {category}. "
                 "Are you seeing it through the mirror?"

@@ -1,9 +1,12 @@
 """Temporal Understanding / Unobserved Change: which object was moved while you were away?
 
-Scene: four objects and an upright board. A task-supplied reference image, taken from above,
-shows the table before the change; then one object is moved 0.15-0.25 m to a spot just behind
-the board as seen from the initial camera (``SceneSpec.changes``). The episode starts after the
-change, low, on the board's other side, so the moved object is out of sight at first.
+Scene: four objects and an upright board. Two of them stand behind the board (as seen from the
+initial camera) from the start, 7.5 cm either side of its middle; the other two stand elsewhere.
+A task-supplied reference image, taken from above, shows the table before the change; then one
+of the two standing elsewhere is moved to the spot between the two behind the board
+(``SceneSpec.changes``). The episode starts after the change, low, on the board's other side, so
+three objects are out of sight at first, the moved one among them: which ones are missing from
+the first view does not tell which one moved. The options list the four in a shuffled order.
 
 Ground truth: the object whose simulated position differs from its position in the reference
 scene by more than 5 cm.
@@ -60,17 +63,20 @@ class UnobservedChangeFamily(TaskFamily):
             heading,
         )
         hidden_xy = board_xy + fwd * float(rng.uniform(0.08, 0.1))
+        along = unit(heading + 90)
+        behind = [hidden_xy + along * 0.075, hidden_xy - along * 0.075]
         placed = [
             ((float(board_xy[0]), float(board_xy[1])), 0.12),
-            ((float(hidden_xy[0]), float(hidden_xy[1])), 0.06),
+            ((float(hidden_xy[0]), float(hidden_xy[1])), 0.13),
         ]
-        spots = scatter(rng, [0.05] * 4, placed=placed, gap=0.07, region=(-0.5, 0.5, -0.38, 0.38))
+        spots = scatter(rng, [0.05] * 2, placed=placed, gap=0.07, region=(-0.5, 0.5, -0.38, 0.38))
+        spots += [(float(p[0]), float(p[1])) for p in behind]
         objs = [
-            make_object(cat, col, xy, float(rng.uniform(0.05, 0.065)))
+            make_object(cat, col, xy, float(rng.uniform(0.05, 0.06)))
             for cat, col, xy in zip(cats, cols, spots, strict=True)
         ]
-        # Move the object whose spot is far enough from the hiding place.
-        far = [i for i, xy in enumerate(spots) if np.linalg.norm(np.asarray(xy) - hidden_xy) > 0.15]
+        # Move one of the two standing in the open, the one farther from the hiding place first.
+        far = [i for i in (0, 1) if np.linalg.norm(np.asarray(spots[i]) - hidden_xy) > 0.15]
         k = int(far[int(rng.integers(len(far)))]) if far else 0
         moved = objs[k]
         change = SceneChange(
@@ -83,7 +89,7 @@ class UnobservedChangeFamily(TaskFamily):
             float(rng.uniform(4, 8)),
             0.6,
         )
-        names = [o.name for o in objs]
+        names = [objs[int(i)].name for i in rng.permutation(4)]
         return TaskDraft(
             scene=SceneSpec(
                 objects=[board, *objs], camera=camera, reference_cameras=[reference], changes=[change]

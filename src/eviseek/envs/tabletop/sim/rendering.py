@@ -4,7 +4,9 @@ The render call itself is shared with the house (:func:`eviseek.envs.render.rend
 TinyRenderer (CPU) takes the scene's light settings (direction, colour, ambient, diffuse and
 specular shares, shadows); the EGL plugin, when asked for, is loaded once per client and ignores
 them. Mirrors and glass are extra passes composited by :mod:`.optics`; a scene with neither
-costs exactly one pass.
+costs exactly one pass. Mirrors are composited under TinyRenderer only: rendering a scene that
+holds a mirror with the EGL renderer raises :class:`~eviseek.errors.EnvError` (it would show a
+plain white board where the question needs a reflection).
 """
 
 from __future__ import annotations
@@ -59,6 +61,12 @@ class RenderingMixin(SimState):
         (default: the scene's own)."""
         w = width or self.width
         h = height or self.height
+        if self.renderer != "tiny" and self._with_material("mirror"):
+            raise EnvError(
+                f"the {self.renderer!r} renderer does not draw mirrors, and this scene has "
+                f"{', '.join(self._with_material('mirror'))}: its questions (the Specular Reflection "
+                "subcategories) need renderer='tiny'"
+            )
         return self._render_scene(
             pose, w, h, hidden=frozenset(), mirrors=True, light=light or self.spec.light
         )

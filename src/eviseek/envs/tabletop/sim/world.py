@@ -8,6 +8,7 @@ agents; the environment and the task families drive it. Its concerns live in the
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -217,7 +218,74 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin, OwnedClient):
                     physicsClientId=c,
                 ),
             )
+        if obj.shape == "robot":
+            return self._robot_shapes(obj, color)
         raise EnvError(f"object {obj.name!r}: unsupported shape {obj.shape!r}")  # pragma: no cover
+
+    def _robot_shapes(self, obj: ObjectSpec, color: tuple[float, float, float, float]) -> tuple[int, int]:
+        """A wheeled robot filling ``obj.size`` (x forward): four wheels under a flat base (the
+        lowest fifth of its height is wheel), a mast, and a camera head at the top, nose forward."""
+        p, c = self.p, self.client
+        sx, sy, sz = obj.size
+        bottom = -sz / 2
+        wheel_r = 0.11 * sz
+        base_h = 0.2 * sz
+        head_h = 0.2 * sz
+        base_z = bottom + wheel_r + base_h / 2
+        head_z = sz / 2 - head_h / 2
+        mast_lo, mast_hi = base_z + base_h / 2, head_z - head_h / 2
+        axle = p.getQuaternionFromEuler([np.pi / 2, 0, 0])
+        level = [0.0, 0.0, 0.0, 1.0]
+        parts: list[tuple[int, dict[str, Any], list[float], list[float]]] = []
+        for wx in (-0.32 * sx, 0.32 * sx):
+            for wy in (-(sy / 2 - 0.006), sy / 2 - 0.006):
+                parts.append(
+                    (p.GEOM_CYLINDER, {"radius": wheel_r, "length": 0.012}, [wx, wy, bottom + wheel_r], axle)
+                )
+        parts.append(
+            (p.GEOM_BOX, {"halfExtents": [sx / 2, sy / 2 - 0.012, base_h / 2]}, [0, 0, base_z], level)
+        )
+        parts.append(
+            (
+                p.GEOM_CYLINDER,
+                {"radius": 0.06 * sy, "length": mast_hi - mast_lo},
+                [0, 0, (mast_lo + mast_hi) / 2],
+                level,
+            )
+        )
+        parts.append(
+            (p.GEOM_BOX, {"halfExtents": [0.22 * sx, 0.3 * sy, head_h / 2]}, [0.05 * sx, 0, head_z], level)
+        )
+        lens = p.getQuaternionFromEuler([0, np.pi / 2, 0])
+        parts.append(
+            (p.GEOM_CYLINDER, {"radius": 0.3 * head_h, "length": 0.01}, [0.27 * sx + 0.005, 0, head_z], lens)
+        )
+        kinds = [k for k, _, _, _ in parts]
+        radii = [float(a.get("radius", 0.0)) for _, a, _, _ in parts]
+        lengths = [float(a.get("length", 0.0)) for _, a, _, _ in parts]
+        halves = [list(a.get("halfExtents", [0.0, 0.0, 0.0])) for _, a, _, _ in parts]
+        frames = [f for _, _, f, _ in parts]
+        turns = [q for _, _, _, q in parts]
+        col = p.createCollisionShapeArray(
+            kinds,
+            radii=radii,
+            lengths=lengths,
+            halfExtents=halves,
+            collisionFramePositions=frames,
+            collisionFrameOrientations=turns,
+            physicsClientId=c,
+        )
+        vis = p.createVisualShapeArray(
+            kinds,
+            radii=radii,
+            lengths=lengths,
+            halfExtents=halves,
+            visualFramePositions=frames,
+            visualFrameOrientations=turns,
+            rgbaColors=[list(color)] * len(kinds),
+            physicsClientId=c,
+        )
+        return col, vis
 
     # -- physics -------------------------------------------------------------------
 
