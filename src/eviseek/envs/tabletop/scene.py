@@ -25,9 +25,9 @@ Shape = Literal[
 """Primitive shapes. ``container`` is an open-topped box (floor plus four walls); ``wedge`` is a
 ramp rising along local +x; ``robot`` is a small wheeled robot filling ``size`` (four wheels, a
 flat base, a mast and a camera head, facing local +x); ``asset`` loads a URDF from
-``pybullet_data`` (``ObjectSpec.asset``); ``cloth`` is a square sheet of side ``size[0]`` draped over whatever lies under it (visual only,
-see :mod:`eviseek.envs.tabletop.sim.cloth`); its ``position`` is the centre of its footprint on
-the table (z = 0), not of its bounding box."""
+``pybullet_data`` (``ObjectSpec.asset``); ``cloth`` is a square sheet of side ``size[0]`` draped
+over whatever lies under it (visual only, see :mod:`eviseek.envs.tabletop.sim.cloth`); its
+``position`` is the centre of its footprint on the table (z = 0), not of its bounding box."""
 
 Material = Literal["matte", "glass", "mirror"]
 """How a surface is drawn. ``glass`` lets what is behind it show through (its colour tints it);
