@@ -328,3 +328,17 @@ def test_report_episode_pages_find_the_questions_reference_images(tmp_path: Path
     for page in files.episode_pages:
         html = Path(page).read_text(encoding="utf-8")
         assert 'data-testid="reference-image"' in html and "file not found" not in html
+
+
+def test_a_run_with_the_blind_agent_reports_its_exact_and_soft_scores(tmp_path: Path) -> None:
+    run = write_run(
+        tmp_path / "run_blind", "reference/tabletop", ["blind", "eviseek"], make_questions(8), _verdict
+    )
+    files = build_report([run], n_resamples=200)
+    md = (files.out_dir / "report.md").read_text(encoding="utf-8")
+    assert "Blind baseline beside every agent, by subcategory" in md
+    assert "blind exact" in md and "blind soft" in md and "eviseek soft" in md
+    html = (files.out_dir / "index.html").read_text(encoding="utf-8")
+    assert "blind soft" in html
+    plain = write_run(tmp_path / "run_plain", "reference/tabletop", ["eviseek"], make_questions(8), _verdict)
+    assert "Blind baseline" not in (build_report([plain], n_resamples=200).out_dir / "report.md").read_text()
