@@ -84,7 +84,7 @@ def test_importing_agents_stays_light() -> None:
 
 
 def test_autotool_is_built_by_name_with_its_settings() -> None:
-    from eviseek.autotool.agent import AutoToolAgent
+    from eviseek.agents.autotool import AutoToolAgent
 
     agent = make_agent("autotool:max_turns=3+force_mode=tool_off", budget=30, temperature=0.7)
     assert isinstance(agent, AutoToolAgent)

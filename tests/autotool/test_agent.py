@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eviseek.autotool.agent import AutoToolAgent
+from eviseek.agents.autotool import AutoToolAgent
 from eviseek.envs import as_async
 from eviseek.envs.image.env import ImageZoomEnv
 from eviseek.models import ScriptedModel

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from eviseek.autotool.agent import AutoToolAgent
+from eviseek.agents.autotool import AutoToolAgent
 from eviseek.envs import as_async
 from eviseek.envs.image.env import ImageZoomEnv
 from eviseek.models import get_model

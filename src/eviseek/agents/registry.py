@@ -55,9 +55,8 @@ def _builtin(module: str, agent: str, config: str) -> Callable[[], AgentEntry]:
 
 
 def _autotool() -> AgentEntry:
-    # A plain (lazy) import, not a module path, so the layer check sees this one upward-sideways
-    # edge (agents -> autotool); pyproject.toml's import contract names it as an exception.
-    from eviseek.autotool.agent import AutoToolConfig, autotool_agent
+    # Lazy, so the AutoTool prompts and parser load only when the agent is first built.
+    from eviseek.agents.autotool import AutoToolConfig, autotool_agent
 
     return AgentEntry(factory=autotool_agent, config=AutoToolConfig)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Generic, Protocol, TypeVar
 
 from eviseek.envs.budget import BudgetedSteps
-from eviseek.envs.tabletop.support import Evidence, FrameInfo, SupportGrader
+from eviseek.envs.support import Evidence, FrameInfo, SupportGrader
 from eviseek.errors import EnvError
 from eviseek.types import Feedback, Image, Observation, Pose, Question
 

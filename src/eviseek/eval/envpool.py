@@ -222,16 +222,3 @@ def close_quietly(env: Env) -> None:
     """Close ``env``, ignoring any error (the episode is already recorded)."""
     with contextlib.suppress(Exception):  # best effort: the episode is already recorded
         env.close()
-
-
-_MOVED = ("ProcessEnvProvider", "ProcessLease", "default_env_workers", "worker_main", "STARTUP_TIMEOUT_S")
-
-
-def __getattr__(name: str) -> Any:
-    # The worker-process side lives in eviseek.eval.envprocess (which imports this module), so it
-    # is re-exported lazily: code written against the old single module keeps working.
-    if name in _MOVED:
-        from eviseek.eval import envprocess
-
-        return getattr(envprocess, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

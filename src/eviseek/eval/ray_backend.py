@@ -35,7 +35,7 @@ class EpisodeActor:
 
     def __init__(self, config_json: str) -> None:
         from eviseek.eval.envpool import import_plugins
-        from eviseek.eval.runner import LocalExecutor, build_agents, make_env_provider, model_from_config
+        from eviseek.eval.episode import LocalExecutor, build_agents, make_env_provider, model_from_config
 
         self.config = RunConfig.model_validate_json(config_json)
         import_plugins(self.config.plugins)

@@ -22,23 +22,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel, Field
 
 from eviseek.eval.autotool_report import FIGURE as AUTOTOOL_FIGURE
 from eviseek.eval.autotool_report import (
-    AutoToolSection,
     autotool_sections,
     autotool_tables,
     mode_frequency_figure,
 )
-from eviseek.eval.express import ExpressRow, express_rows, express_table
+from eviseek.eval.express import express_rows, express_table
 from eviseek.eval.families import choose_family
 from eviseek.eval.metrics import (
-    AccuracyRow,
-    ResourceUsage,
-    SupportRow,
     SystemResults,
     accuracy_table,
     mean_score,
@@ -46,6 +39,7 @@ from eviseek.eval.metrics import (
     resource_usage,
     support_table,
 )
+from eviseek.eval.report_data import ReportData, RunInfo, SystemInfo
 from eviseek.eval.report_render import (
     CSV_COLUMNS,
     csv_rows,
@@ -56,7 +50,7 @@ from eviseek.eval.report_render import (
     write_episode_pages,
 )
 from eviseek.eval.rundir import RunData, load_run, systems_of
-from eviseek.eval.stats import PAPER_SEED, PairedTest
+from eviseek.eval.stats import PAPER_SEED
 from eviseek.eval.tables import (
     Table,
     blind_subcategory_table,
@@ -84,49 +78,6 @@ __all__ = [
     "compute_report",
     "default_out_dir",
 ]
-
-
-class RunInfo(BaseModel):
-    """What the report says about one run directory."""
-
-    label: str
-    path: str
-    model: str
-    agents: list[str]
-    dataset: str = ""
-    n_questions: int
-    rules: str = ""
-    """The scoring rule set(s) in force, from the questions (``esibench:paper``,
-    ``esibench:official``; ``contract`` for questions scored by their answer contract)."""
-    support_sources: dict[str, dict[str, int]] = Field(default_factory=dict)
-    """Per agent: results whose support came from the environment, the judge, or nowhere."""
-
-
-class SystemInfo(BaseModel):
-    """One column of the report: an agent in a run."""
-
-    label: str
-    agent: str
-    model: str
-    run: str
-
-
-class ReportData(BaseModel):
-    """Every number the report shows (saved as ``summary.json``)."""
-
-    runs: list[RunInfo]
-    systems: list[SystemInfo]
-    accuracy: list[AccuracyRow]
-    support: list[SupportRow]
-    resources: dict[str, ResourceUsage]
-    scores: dict[str, float | None]
-    comparisons: list[PairedTest]
-    settings: dict[str, Any] = Field(default_factory=dict)
-    warnings: list[str] = Field(default_factory=list)
-    express: list[ExpressRow] = Field(default_factory=list)
-    """EXPRESS-Bench's C, C*, E_path and d_T per system (runs with navigation questions only)."""
-    autotool: list[AutoToolSection] = Field(default_factory=list)
-    """Mode frequency, cost per mode and benchmark metrics per AutoTool system (if any)."""
 
 
 @dataclass

@@ -23,7 +23,7 @@ from eviseek.types.atomic import atomic_file
 from eviseek.types.rundir import EPISODES_DIR
 
 if TYPE_CHECKING:
-    from eviseek.eval.report import ReportData
+    from eviseek.eval.report_data import ReportData
 
 CSV_COLUMNS = [
     "run",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from eviseek.envs.tabletop.colors import PALETTE
+from eviseek.envs.colors import PALETTE
 
 COLORS: tuple[str, ...] = tuple(c for c in PALETTE if c not in ("gray", "white", "black"))
 """Colours furniture and objects are drawn from: the tabletop's chromatic colours. Gray, white and

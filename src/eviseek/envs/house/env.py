@@ -32,7 +32,7 @@ from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.envs.range_scan import SCAN_MAX_RANGE, SCAN_RAYS, range_scan
 from eviseek.envs.simulated import SimulatedEnv, SupportOracle
-from eviseek.envs.tabletop.support import Evidence
+from eviseek.envs.support import Evidence
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Observation, Pose
 

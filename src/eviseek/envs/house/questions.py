@@ -6,7 +6,7 @@ balanced by construction: the answer of question ``index`` of a kind is the ``in
 that kind's answer list in a seeded order. A text-only agent therefore has nothing better than
 chance to go on. Each question records a reference answer, the target location (for d_T and
 E_path), the shortest-path length from the start to the target, and the decisive evidence as
-segmentation-mask pieces (the tabletop's :mod:`~eviseek.envs.tabletop.support` grader scores them).
+segmentation-mask pieces (the shared :mod:`~eviseek.envs.support` grader scores them).
 
 Kinds (family / subcategory, ours unless noted):
 
@@ -30,7 +30,7 @@ from eviseek.envs.house.catalogue import COLORS, SMALL_OBJECTS
 from eviseek.envs.house.grid import OccupancyGrid
 from eviseek.envs.house.layout import generate_house, place_object, surfaces
 from eviseek.envs.house.spec import HouseSpec, ItemSpec
-from eviseek.envs.tabletop.support import AnyOf, ViewEvidence
+from eviseek.envs.support import AnyOf, ViewEvidence
 from eviseek.types import AnswerContract, Pose, Question
 
 ENV_ID = "eviseek/House-v0"

@@ -14,11 +14,11 @@ from typing import Any
 
 from eviseek._lazy import require_pybullet
 from eviseek.envs import view
+from eviseek.envs.colors import rgba
 from eviseek.envs.house import looks
 from eviseek.envs.house.catalogue import DOOR_FRAME_RGB, WALL_HEIGHT, WALL_THICKNESS
 from eviseek.envs.house.spec import HouseSpec, ItemSpec
 from eviseek.envs.render import Frame, Lighting, OwnedClient, render_frame
-from eviseek.envs.tabletop.colors import rgba
 from eviseek.errors import EnvError
 from eviseek.types import Pose
 

@@ -44,7 +44,7 @@ def generate_questions(
 
 def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
     """The cache directory of split ``name`` (keyed by generator version and split settings)."""
-    from eviseek.envs.tabletop.generate import cache_root
+    from eviseek.envs.split_cache import cache_root
 
     if name not in SPLITS:
         raise ConfigError(f"unknown house split {name!r}; splits: {', '.join(SPLITS)}")
@@ -57,7 +57,7 @@ def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
 
 def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Question]:
     """The questions of split ``name`` (``dev`` or ``test``), generated on first use."""
-    from eviseek.envs.tabletop.generate import cached_questions
+    from eviseek.envs.split_cache import cached_questions
 
     split = SPLITS.get(name)
     target = split_dir(name, cache_dir)  # refuses an unknown name

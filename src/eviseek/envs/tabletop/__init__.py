@@ -7,15 +7,9 @@ PyBullet is imported only when a simulator is built.
 
 from eviseek.envs.tabletop.env import ENV_ID, PrivilegedAccessError, TabletopEnv, TabletopOracle
 from eviseek.envs.tabletop.families import TaskDraft, TaskFamily, World, all_families, get_family, slugs
-from eviseek.envs.tabletop.generate import (
-    SPLITS,
-    generate_questions,
-    load_split,
-    read_questions,
-    sample_question,
-    write_questions,
-)
+from eviseek.envs.tabletop.generate import SPLITS, generate_questions, load_split, sample_question
 from eviseek.envs.tabletop.scene import ObjectSpec, SceneChange, SceneSpec
+from eviseek.types.question_file import read_questions, write_questions
 
 __all__ = [
     "ENV_ID",

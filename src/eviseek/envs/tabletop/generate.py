@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
 
+from eviseek.envs.split_cache import cache_root, cached_questions
 from eviseek.envs.tabletop.families import TaskFamily, World, all_families, get_family
 from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.scene import SceneSpec, rounded
@@ -30,7 +28,6 @@ from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
 from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
-from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, read_questions, write_questions
 
 GENERATOR_VERSION = 9
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
@@ -253,12 +250,6 @@ def sample_question(
         builder.close()
 
 
-def cache_root() -> Path:
-    """Where generated splits are cached."""
-    env = os.environ.get("EVISEEK_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "eviseek"
-
-
 def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
     """The cache directory of split ``name`` (its key covers seed, counts, version and families)."""
     if name not in SPLITS:
@@ -271,29 +262,6 @@ def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
     ]
     root = Path(cache_dir) if cache_dir is not None else cache_root()
     return root / "tabletop" / f"{name}-{key}"
-
-
-def cached_questions(target: Path, make: Callable[[], list[Question]]) -> list[Question]:
-    """The questions cached in ``target``, made by ``make()`` and written there on first use.
-
-    Written to a temporary sibling and renamed, so a reader never sees half a split and two
-    processes generating at once both end with one complete copy. Shared with the house splits.
-    """
-    if not (target / QUESTIONS_FILE).exists():
-        questions = make()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-        try:
-            write_questions(tmp, questions, image_dir=GENERATED_IMAGE_DIR)
-            try:
-                tmp.rename(target)
-            except OSError:
-                if not (target / QUESTIONS_FILE).exists():  # pragma: no cover - lost a race oddly
-                    raise
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return read_questions(target)
 
 
 def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Question]:

@@ -304,8 +304,8 @@ def import_results(
     ``step_roots``.
     """
     from eviseek.eval.config import RunConfig, save_config
-    from eviseek.eval.datasets import write_questions
     from eviseek.eval.store import ResultsStore
+    from eviseek.types.question_file import write_questions
     from eviseek.types.rundir import RunDir
 
     limits = limits or ImportLimits()
