@@ -130,3 +130,32 @@ def test_replacements_name_text_of_their_block() -> None:
     for page in PAGES:
         for block in blocks(page):
             block.to_run()  # raises when a replacement's text is not in its block
+
+
+OTHER_PAGES = sorted(
+    p
+    for p in (ROOT / "docs").rglob("*.md")
+    if p not in PAGES and any(b.language == "python" for b in blocks(p))
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", OTHER_PAGES, ids=lambda p: p.relative_to(ROOT / "docs").as_posix())
+def test_python_blocks_of_the_other_pages_run(page: Path, tmp_path: Path) -> None:
+    """The reference pages' Python examples run too, each block on its own (their shell blocks
+    show commands at full size and are not run; the tutorials run theirs)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    for block in blocks(page):
+        if block.language != "python" or block.not_run is not None:
+            continue
+        path = tmp_path / f"block_{block.line}.py"
+        path.write_text(block.to_run(), encoding="utf-8")
+        proc = subprocess.run(
+            [str(ROOT / ".venv" / "bin" / "python"), str(path)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, f"{page.relative_to(ROOT)}:{block.line}:\n{proc.stderr[-3000:]}"
