@@ -318,3 +318,29 @@ def test_reference_images_still_travel() -> None:
         with pytest.raises(EnvError, match=r"HTTP 400.*40x40 pixels"):
             env.reset(options={"question": big})
         env.close()
+
+
+def test_the_limits_are_in_the_servers_info() -> None:
+    with EnvServer(
+        RevealEnv,
+        token=TOKEN,
+        request_timeout_s=7,
+        max_pixels=1234,
+        max_unauthenticated=5,
+        max_client_connections=6,
+    ) as server:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        conn.request("GET", "/v1/info", headers=AUTH)
+        info = wire.ServerInfo.model_validate_json(conn.getresponse().read())
+        conn.close()
+    assert (
+        info.request_timeout_s,
+        info.max_pixels,
+        info.max_unauthenticated,
+        info.max_client_connections,
+    ) == (
+        7,
+        1234,
+        5,
+        6,
+    )

@@ -393,6 +393,10 @@ class EnvServer:
             call_timeout_s=self.call_timeout_s,
             eviseek_version=__version__,
             image_encodings=list(wire.ENCODINGS),
+            request_timeout_s=self.request_timeout_s,
+            max_pixels=self.max_pixels,
+            max_unauthenticated=self.connections.max_unauthenticated,
+            max_client_connections=self.connections.max_per_client,
         )
 
     def open_session(self) -> wire.OpenedSession:

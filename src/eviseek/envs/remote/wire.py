@@ -63,6 +63,14 @@ class ServerInfo(BaseModel):
     eviseek_version: str
     image_encodings: list[str] = Field(default_factory=lambda: ["png", "raw"])
     """The image encodings the server sends (absent from servers older than ``jpeg``)."""
+    request_timeout_s: float | None = None
+    """Seconds one request may take to arrive, headers and body (``None``: an older server)."""
+    max_pixels: int | None = None
+    """Pixels one request's images may hold together, checked before decoding."""
+    max_unauthenticated: int | None = None
+    """Connections at once that have not yet sent an authorized request."""
+    max_client_connections: int | None = None
+    """Connections at once from one client address."""
 
 
 class OpenedSession(BaseModel):
