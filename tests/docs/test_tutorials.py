@@ -76,6 +76,7 @@ def _script(page_blocks: list[Block], work: Path, vlm_url: str, port: int) -> st
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # a page runs several commands; under a loaded CI machine 300 s is tight
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT / "docs").as_posix())
 def test_page_runs(page: Path, tmp_path: Path) -> None:
     page_blocks = blocks(page)
@@ -103,7 +104,7 @@ def test_page_runs(page: Path, tmp_path: Path) -> None:
             start_new_session=True,
         )
         try:
-            out, _ = proc.communicate(timeout=400)
+            out, _ = proc.communicate(timeout=560)
         finally:
             # Whatever is still running in the page's session (a server started with &) stops here.
             with contextlib.suppress(ProcessLookupError):
