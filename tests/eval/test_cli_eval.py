@@ -112,7 +112,9 @@ def test_killed_run_resumes_with_every_episode_exactly_once(tmp_path: Path) -> N
 
     score = CliRunner().invoke(app, ["score", str(run), "--json"])
     assert score.exit_code == 0, score.output
-    assert json.loads(score.stdout) == json.loads(summarize(rows, AGENTS).model_dump_json())
+    scored = json.loads(score.stdout)
+    assert scored.pop("rules") == {"contract": len(rows) // len(AGENTS)}  # the rule set in force
+    assert scored == json.loads(summarize(rows, AGENTS).model_dump_json())
     assert score.stderr == ""  # no changed verdicts, no missing trajectories
 
     # The table form puts families in rows and agents in columns, so a log stays readable.
