@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import shutil
@@ -33,6 +34,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +184,60 @@ def serve(latency: float) -> None:
         sys.stdin.read()
 
 
+# -- where the driver's CPU goes --------------------------------------------------------------
+
+
+class StageClock:
+    """CPU time of the driver by stage, from wrappers around the functions each stage runs.
+
+    Each wrapper reads its thread's CPU clock (``time.thread_time``) and keeps the time of the
+    wrapped stages it calls apart (a request build that encodes a frame counts the encoding as
+    ``encode``), so stages add up without double counting. The wrappers sit on functions that the
+    code before and after issue 29 both has, so the same script measures either.
+    """
+
+    STAGES = ("encode", "request build", "client", "scoring", "save")
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = defaultdict(float)
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def wrap(self, owner: Any, name: str, stage: str) -> None:
+        original: Callable[..., Any] = getattr(owner, name)
+        clock = self
+
+        @functools.wraps(original)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            stack: list[float] = clock._local.__dict__.setdefault("stack", [])
+            start = time.thread_time()
+            stack.append(0.0)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                nested = stack.pop()
+                spent = time.thread_time() - start
+                with clock._lock:
+                    clock.cpu[stage] += spent - nested
+                if stack:
+                    stack[-1] += spent
+
+        setattr(owner, name, timed)
+
+    def install(self) -> None:
+        from openai._base_client import AsyncAPIClient
+        from PIL import Image as PILImage
+
+        from eviseek.eval import committer
+        from eviseek.models.openai_compat import OpenAICompatModel
+
+        self.wrap(PILImage.Image, "save", "encode")  # every PNG/JPEG encoding, wherever it happens
+        self.wrap(OpenAICompatModel, "to_openai_messages", "request build")
+        self.wrap(AsyncAPIClient, "_build_request", "client")  # the openai client's own request
+        self.wrap(committer, "score_trajectory", "scoring")
+        self.wrap(Trajectory, "save", "save")
+
+
 # -- one concurrency level -----------------------------------------------------------------------
 
 
@@ -194,17 +251,22 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def _cpu_s(pids: list[int]) -> float:
-    """User + system CPU seconds used so far by ``pids`` (from /proc)."""
+def _cpu_by_pid(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds used so far by each of ``pids`` still alive (from /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    out = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
+            out[pid] = (int(fields[11]) + int(fields[12])) / tick
         except (OSError, ValueError, IndexError):
             continue
-    return total / tick
+    return out
+
+
+def _cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by ``pids`` (from /proc)."""
+    return sum(_cpu_by_pid(pids).values())
 
 
 def _descendants(pid: int) -> list[int]:
@@ -231,19 +293,38 @@ class RssSampler:
     def __init__(self) -> None:
         self.peak_kb = 0
         self.driver_peak_kb = 0
+        # CPU seconds last seen per process: env workers exit when the run closes them, and
+        # their time must still count (reading /proc only after the run would drop it).
+        self.cpu_seen: dict[int, float] = {}
+        self.own_cpu_s = 0.0
+        """CPU this sampler took in the driver (left out of the driver's figures)."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def sample(self) -> tuple[int, int]:
+    def sample(self, children: list[int] | None = None) -> tuple[int, int]:
         me = os.getpid()
         driver = _rss_kb(me)
-        return driver, driver + sum(_rss_kb(c) for c in _descendants(me))
+        kids = _descendants(me) if children is None else children
+        return driver, driver + sum(_rss_kb(c) for c in kids)
 
     def _run(self) -> None:
+        started = time.thread_time()
+        children: list[int] = []
+        ticks = 0
         while not self._stop.wait(0.05):
-            driver, total = self.sample()
+            if ticks % 20 == 0:  # the process tree once a second: a walk of /proc is not free
+                children = _descendants(os.getpid())
+            ticks += 1
+            driver, total = self.sample(children)
             self.driver_peak_kb = max(self.driver_peak_kb, driver)
             self.peak_kb = max(self.peak_kb, total)
+            self.cpu_seen.update(_cpu_by_pid([os.getpid(), *children]))
+        self.own_cpu_s = time.thread_time() - started
+
+    def cpu_since(self, before: dict[int, float]) -> float:
+        """CPU seconds the driver and its children used since ``before`` (dead ones included)."""
+        seen = {**self.cpu_seen, **_cpu_by_pid(list(self.cpu_seen))}
+        return sum(cpu - before.get(pid, 0.0) for pid, cpu in seen.items())
 
     def __enter__(self) -> RssSampler:
         self._thread.start()
@@ -307,17 +388,25 @@ async def _level(
         # Warm up: import the openai client, open connections (not part of the measurement).
         await asyncio.gather(*(model.generate([ChatMessage.user("hi")]) for _ in range(min(8, concurrency))))
         run_kwargs.update(model=model, envs=envs)
+    clock = StageClock()
+    if backend == "local":
+        clock.install()
     sampler = RssSampler()
     before_driver, before_total = sampler.sample()
-    pids = [os.getpid(), *_descendants(os.getpid())]
-    cpu_before = _cpu_s(pids)
+    cpu_before = _cpu_by_pid([os.getpid(), *_descendants(os.getpid())])
+    driver_before = _cpu_s([os.getpid()])
     with sampler:
         start = time.perf_counter()
         out = await evaluate(
             cfg, root / f"run-{concurrency}", questions=questions, progress=False, **run_kwargs
         )
         wall = time.perf_counter() - start
-    cpu = _cpu_s(pids) - cpu_before
+    cpu = sampler.cpu_since(cpu_before) - sampler.own_cpu_s
+    driver_cpu = _cpu_s([os.getpid()]) - driver_before - sampler.own_cpu_s
+    stages = {k: 1000 * clock.cpu.get(k, 0.0) / episodes for k in StageClock.STAGES}
+    if backend == "local":
+        stages["rest of driver"] = 1000 * driver_cpu / episodes - sum(stages.values())
+        stages["env workers"] = 1000 * (cpu - driver_cpu) / episodes
     assert out.ran == episodes and out.failed == 0, (out.ran, out.failed)
     ideal = concurrency / (calls * latency)
     rate = episodes / wall
@@ -335,6 +424,9 @@ async def _level(
         "driver_before_mb": before_driver / 1024,
         "cpu_ms_per_episode": 1000 * cpu / episodes,
         "cpu_share": cpu / wall,
+        "driver_cpu_share": driver_cpu / wall,
+        "stages_ms_per_episode": stages if backend == "local" else {},
+        "load_before": os.getloadavg()[0],
     }
 
 
@@ -352,6 +444,11 @@ def main() -> None:
     parser.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="print the driver's 25 costliest functions per level (cProfile, main thread; slows it)",
+    )
     args = parser.parse_args()
     if args.backend == "ray" and args.serve is None and args.one is None:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -368,19 +465,20 @@ def main() -> None:
         return
     if args.one is not None:
         root = Path(tempfile.mkdtemp(prefix="eviseek-inflight-"))
+        level = _level(
+            args.one, args.waves * args.one, args.calls, args.latency, args.url, args.env_workers, root,
+            args.backend,
+        )  # fmt: skip
         try:
-            result = asyncio.run(
-                _level(
-                    args.one,
-                    args.waves * args.one,
-                    args.calls,
-                    args.latency,
-                    args.url,
-                    args.env_workers,
-                    root,
-                    args.backend,
-                )
-            )
+            if args.profile:
+                import cProfile
+                import pstats
+
+                profiler = cProfile.Profile()
+                result = profiler.runcall(asyncio.run, level)
+                pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
+            else:
+                result = asyncio.run(level)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         print(json.dumps(result), flush=True)
@@ -417,6 +515,7 @@ def main() -> None:
                     str(args.env_workers),
                     "--backend",
                     args.backend,
+                    *(["--profile"] if args.profile else []),
                 ],
                 capture_output=True,
                 text=True,
@@ -425,6 +524,8 @@ def main() -> None:
             )
             if out.returncode != 0:
                 raise SystemExit(f"concurrency {level} failed:\n{out.stderr[-3000:]}")
+            if args.profile:
+                print(f"-- concurrency {level}: driver profile\n{out.stderr[-6000:]}", file=sys.stderr)
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     finally:
         server.stdin.close()  # type: ignore[union-attr]
@@ -450,8 +551,16 @@ def main() -> None:
             f"{100 * r['share']:>5.1f}% {r['rss_before_mb']:>8.0f}MB {r['rss_peak_mb']:>7.0f}MB "
             f"{r['mb_per_inflight']:>10.2f} {r['cpu_ms_per_episode']:>9.0f} {r['cpu_share']:>9.2f}"
         )
+    if any(r["stages_ms_per_episode"] for r in rows):
+        names = list(rows[0]["stages_ms_per_episode"])
+        print("\nCPU ms per episode by stage (driver; env workers apart):")
+        print(f"{'in flight':>9} " + " ".join(f"{n:>14}" for n in names) + f" {'driver CPUs':>11}")
+        for r in rows:
+            cells = " ".join(f"{r['stages_ms_per_episode'][n]:>14.1f}" for n in names)
+            print(f"{r['concurrency']:>9} {cells} {r['driver_cpu_share']:>11.2f}")
     print(
-        "goals: >= 90% of ideal at 128 in flight; < 50 MB per in-flight episode (RSS: driver + env workers)"
+        "goals: >= 90% of ideal at 128 in flight, >= 80% at 256; < 50 MB per in-flight episode "
+        "(RSS: driver + env workers)"
     )
     print(
         "CPU ms/ep: driver + env workers per episode (frames, PNG encoding for the request and the saved "

@@ -1,12 +1,33 @@
 #!/usr/bin/env bash
 # Set up a fresh machine and run the whole test suite (what CI runs).
+#
+# Tests run in parallel, one pytest-xdist worker per CPU, except those marked `serial` (they
+# time things or load the machine on purpose), which run alone afterwards. verl's own venv
+# builds in the background meanwhile; the one test that needs it runs in the serial part.
+# Extra arguments go to both pytest runs (e.g. `bash scripts/test.sh -x`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/setup_verl.sh  # verl in its own venv (.venv-verl); tests/train/test_verl_autotool.py uses it
+verl_log=$(mktemp)
+bash scripts/setup_verl.sh >"$verl_log" 2>&1 &  # .venv-verl, for tests/train/test_verl_autotool.py
+verl_setup=$!
 # Tests that may skip on a partial machine (no .venv-verl) fail instead in this full run.
 export EVISEEK_FULL_TEST=1
 # Lint and type-check first: cheap, and a failure here names the exact line.
-.venv/bin/ruff check src tests benchmarks
+.venv/bin/ruff check src tests benchmarks scripts
 .venv/bin/mypy
-.venv/bin/python -m pytest -q "$@"
+workers=${EVISEEK_TEST_WORKERS:-$(nproc)}
+# Whole files go to one worker (--dist loadfile): module-scoped fixtures are built once.
+.venv/bin/python -m pytest -q -n "$workers" --dist loadfile -m "not serial" "$@"
+if ! wait "$verl_setup"; then
+  cat "$verl_log"
+  echo "scripts/setup_verl.sh failed" >&2
+  exit 1
+fi
+tail -n 1 "$verl_log"
+status=0
+.venv/bin/python -m pytest -q -m serial "$@" || status=$?
+# Exit 5: the arguments selected no serial test (a run of one file, say); that is not a failure.
+if [ "$status" -ne 0 ] && [ "$status" -ne 5 ]; then
+  exit "$status"
+fi

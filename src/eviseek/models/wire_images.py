@@ -1,11 +1,11 @@
 """Images on the wire for OpenAI-compatible servers: shrunk to a pixel budget (aspect kept,
-never enlarged) and encoded as base64 data URLs, with a small cache because agents resend the
-same frames on many calls."""
+never enlarged) and encoded as base64 data URLs. The PNG or JPEG bytes are the image's own
+(:meth:`eviseek.types.Image.encoded`, computed once per frame and shared with the trajectory
+writer); a small cache of whole URLs saves the base64 step for frames agents resend."""
 
 from __future__ import annotations
 
 import base64
-import io
 import math
 import threading
 from collections import OrderedDict
@@ -79,17 +79,9 @@ def image_data_url(
     cached = _ENCODE_CACHE.get(key)
     if cached is not None:
         return cached
-    from PIL import Image as PILImage
-
-    pil = image.to_pil()
-    size = fit_pixels(pil.width, pil.height, max_pixels)
-    if size != (pil.width, pil.height):
-        pil = pil.resize(size, PILImage.Resampling.LANCZOS)
-    buf = io.BytesIO()
-    if fmt == "jpeg":
-        pil.save(buf, format="JPEG", quality=quality)
-    else:
-        pil.save(buf, format="PNG")
-    url = f"data:image/{fmt};base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    # The image's own encoding (computed once, shared with the trajectory writer and every other
+    # request that sends this frame): only base64 is done here.
+    data = image.encoded(fmt, size=fit_pixels(image.width, image.height, max_pixels), quality=quality)
+    url = f"data:image/{fmt};base64," + base64.b64encode(data).decode("ascii")
     _ENCODE_CACHE.put(key, url)
     return url

@@ -3,12 +3,20 @@
 An :class:`Image` holds its pixels in memory while an episode runs and serialises only as a
 reference (a path relative to the record's directory, plus size and content hash). Pixels are
 never inlined into JSON logs.
+
+A frame is encoded (PNG, or JPEG where a provider asks for it) at most once: :meth:`Image.encoded`
+keeps the bytes with the image and in a process-wide cache addressed by the frame's digest, so the
+request that sends a frame, every later request that sends it again, and the trajectory writer
+that saves it all share one encoding.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import threading
+import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +36,71 @@ sends the shown image with the provider's cap set to this value, so the model's 
 refer to the frame the environment knows."""
 
 
+EncodingKey = tuple[str, tuple[int, int] | None, int]
+"""``(format, size or None for the image's own, JPEG quality or 0)``."""
+
+
+class EncodedCache:
+    """Encoded frames by content: ``(digest, format, size, quality)`` -> bytes, least recently
+    used first out once their total passes ``max_bytes``. Thread-safe; counts its work."""
+
+    def __init__(self, max_bytes: int = 64 * 2**20) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple[str, str, tuple[int, int] | None, int], bytes] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.encodes = 0
+        """Encodings computed (cache misses)."""
+        self.encode_cpu_s = 0.0
+        """CPU seconds they took (the encoding threads' own time)."""
+        self.hits = 0
+
+    def get(self, key: tuple[str, str, tuple[int, int] | None, int]) -> bytes | None:
+        with self._lock:
+            data = self._items.get(key)
+            if data is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+            return data
+
+    def put(self, key: tuple[str, str, tuple[int, int] | None, int], data: bytes, cpu_s: float) -> None:
+        with self._lock:
+            self.encodes += 1
+            self.encode_cpu_s += cpu_s
+            if key in self._items:
+                return
+            self._items[key] = data
+            self._bytes += len(data)
+            while self._bytes > self.max_bytes and self._items:
+                _, old = self._items.popitem(last=False)
+                self._bytes -= len(old)
+
+    def clear(self) -> None:
+        """Forget every entry and reset the counters."""
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+            self.encodes, self.encode_cpu_s, self.hits = 0, 0.0, 0
+
+
+ENCODED = EncodedCache()
+"""The process-wide cache behind :meth:`Image.encoded`."""
+
+
+def _encode_pixels(arr: np.ndarray, fmt: str, size: tuple[int, int] | None, quality: int) -> bytes:
+    from PIL import Image as PILImage
+
+    pil = PILImage.fromarray(arr)
+    if size is not None:
+        pil = pil.resize(size, PILImage.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    if fmt == "jpeg":
+        pil.save(buf, format="JPEG", quality=quality)
+    else:
+        pil.save(buf, format="PNG")
+    return buf.getvalue()
+
+
 class Image(BaseModel):
     """An RGB image: pixels in memory, a file reference when saved."""
 
@@ -41,6 +114,7 @@ class Image(BaseModel):
     """Hash of the RGB bytes; names the file, so identical frames share one file."""
 
     _pixels: np.ndarray | None = PrivateAttr(default=None)
+    _encoded: dict[EncodingKey, bytes] | None = PrivateAttr(default=None)
 
     @classmethod
     def from_array(cls, array: np.ndarray) -> Image:
@@ -106,15 +180,35 @@ class Image(BaseModel):
             self.sha256 = h.hexdigest()
         return self.sha256
 
+    def encoded(self, fmt: str = "png", *, size: tuple[int, int] | None = None, quality: int = 90) -> bytes:
+        """The image as PNG or JPEG bytes (resized to ``size`` first when given), encoded at most
+        once per process for the same pixels and settings (see :class:`EncodedCache`)."""
+        fmt = fmt.lower()
+        fmt = "jpeg" if fmt in ("jpg", "jpeg") else "png"
+        if size is not None and tuple(size) == (self.width, self.height):
+            size = None
+        key: EncodingKey = (
+            fmt,
+            None if size is None else (int(size[0]), int(size[1])),
+            quality if fmt == "jpeg" else 0,
+        )
+        own = self._encoded.get(key) if self._encoded is not None else None
+        if own is not None:
+            return own
+        shared = (self.digest(), *key)
+        data = ENCODED.get(shared)
+        if data is None:
+            started = time.thread_time()
+            data = _encode_pixels(self.array(), fmt, key[1], quality)
+            ENCODED.put(shared, data, time.thread_time() - started)
+        if self._encoded is None:
+            self._encoded = {}
+        self._encoded[key] = data
+        return data
+
     def encode(self, fmt: str = "PNG", quality: int = 90) -> bytes:
-        """Encode the pixels as PNG or JPEG bytes."""
-        buf = io.BytesIO()
-        pil = self.to_pil()
-        if fmt.upper() in ("JPG", "JPEG"):
-            pil.save(buf, format="JPEG", quality=quality)
-        else:
-            pil.save(buf, format="PNG", optimize=False)
-        return buf.getvalue()
+        """Encode the pixels as PNG or JPEG bytes (the same bytes as :meth:`encoded`)."""
+        return self.encoded(fmt, quality=quality)
 
     def save(self, base_dir: str | Path, subdir: str = "images") -> str:
         """Write the image as PNG under ``base_dir/subdir`` (named by its hash); return the path.
@@ -124,6 +218,6 @@ class Image(BaseModel):
         rel = f"{subdir}/{self.digest()[:20]}.png"
         full = Path(base_dir, rel)
         if not full.exists():
-            write_atomic(full, self.encode("PNG"))
+            write_atomic(full, self.encoded("png"))
         self.path = rel
         return rel
