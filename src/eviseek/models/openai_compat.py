@@ -86,6 +86,30 @@ PLACEHOLDER_KEY = "EMPTY"
 the client refuses to start without one."""
 
 
+async def post_chat_completion(
+    client: Any, model: str, messages: list[dict[str, Any]], timeout: float, params: dict[str, Any]
+) -> Any:
+    """``POST /chat/completions`` through the openai client, without its parameter transform.
+
+    ``chat.completions.create`` first walks the whole body against its typed-dict description
+    (every message part, every data URL) to apply renames that chat messages never have: about
+    0.6 ms of CPU per request with one image (ours, measured on this project's machine), a fifth
+    of the harness's own cost per episode at many episodes in flight. The body here is plain
+    JSON already, so it goes to the client's ``post`` as it is; the client still builds, sends
+    and parses the ``ChatCompletion``, and raises the same errors. ``extra_body`` is merged into
+    the body by the client, as ``create`` does.
+    """
+    from openai.types.chat import ChatCompletion
+
+    rest = dict(params)
+    options: dict[str, Any] = {"timeout": timeout}
+    extra_body = rest.pop("extra_body", None)
+    if extra_body:
+        options["extra_json"] = extra_body
+    body = {"model": model, "messages": messages, **rest}
+    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=options)
+
+
 class OpenAICompatModel:
     """A model served behind an OpenAI-compatible ``/v1/chat/completions`` endpoint.
 
@@ -319,8 +343,8 @@ class OpenAICompatModel:
                             model=self.model, input=responses_input(wire_messages), timeout=timeout, **params
                         )
                     else:
-                        response = await client.chat.completions.create(
-                            model=self.model, messages=wire_messages, timeout=timeout, **params
+                        response = await post_chat_completion(
+                            client, self.model, wire_messages, timeout, params
                         )
                 if self.api == "responses" and getattr(response, "output", None) is not None:
                     if budget.failures:
