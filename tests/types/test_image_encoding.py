@@ -66,6 +66,6 @@ async def test_requests_and_the_saved_trajectory_share_one_encoding(tmp_path: Pa
     traj.answer_images = frames
     traj.save(tmp_path)
     assert ENCODED.encodes == 3  # the writer used the same bytes
-    for frame, url in zip(frames, urls):
+    for frame, url in zip(frames, urls, strict=True):
         saved = (tmp_path / frame.path).read_bytes()  # type: ignore[operator]
         assert url == "data:image/png;base64," + base64.b64encode(saved).decode("ascii")
