@@ -92,6 +92,7 @@ def test_verl_rows_carry_what_the_dataset_tool_and_reward_read(tmp_path: Path) -
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # scripts/test.sh builds .venv-verl in the background and runs this after
 def test_against_real_verl_classes_in_their_own_env() -> None:
     if not VERL_PY.exists():
         why = ".venv-verl does not exist: run scripts/setup_verl.sh (scripts/test.sh does) to test with verl"
