@@ -224,7 +224,24 @@ class StageClock:
 
         setattr(owner, name, timed)
 
+    def wrap_async(self, owner: Any, name: str, stage: str) -> None:
+        """Like :meth:`wrap` for a coroutine function that never waits (pure CPU behind ``async``)."""
+        original: Callable[..., Any] = getattr(owner, name)
+        clock = self
+
+        @functools.wraps(original)
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.thread_time()
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                with clock._lock:
+                    clock.cpu[stage] += time.thread_time() - start
+
+        setattr(owner, name, timed)
+
     def install(self) -> None:
+        import openai.resources.chat.completions.completions as chat_resource
         from openai._base_client import AsyncAPIClient
         from PIL import Image as PILImage
 
@@ -234,6 +251,7 @@ class StageClock:
         self.wrap(PILImage.Image, "save", "encode")  # every PNG/JPEG encoding, wherever it happens
         self.wrap(OpenAICompatModel, "to_openai_messages", "request build")
         self.wrap(AsyncAPIClient, "_build_request", "client")  # the openai client's own request
+        self.wrap_async(chat_resource, "async_maybe_transform", "client")  # create()'s body walk
         self.wrap(committer, "score_trajectory", "scoring")
         self.wrap(Trajectory, "save", "save")
 
@@ -474,7 +492,7 @@ def main() -> None:
                 import cProfile
                 import pstats
 
-                profiler = cProfile.Profile()
+                profiler = cProfile.Profile(time.thread_time)  # CPU, not the wait for a core
                 result = profiler.runcall(asyncio.run, level)
                 pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
             else:
