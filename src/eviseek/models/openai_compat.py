@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import time
 import weakref
@@ -84,6 +85,10 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "EMPTY"
 """Sent when no key is configured and the server is not OpenAI's: local servers ignore it, but
 the client refuses to start without one."""
+
+
+REQUESTS_PER_CLIENT = 16
+"""Requests in flight per HTTP client (and its connection pool) of one ``openai/`` model."""
 
 
 async def post_chat_completion(
@@ -184,7 +189,10 @@ class OpenAICompatModel:
         self.dropped_params: set[str] = set()
         self._renamed: dict[str, str] = {}
         # An AsyncOpenAI client (and its connection pool) belongs to one event loop.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._turn = 0
 
     @classmethod
     def from_spec(cls, name: str, **kwargs: Any) -> OpenAICompatModel:
@@ -207,23 +215,32 @@ class OpenAICompatModel:
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
     def _client(self) -> Any:
+        """An HTTP client of the running event loop, taken in turn from a few.
+
+        One client per :data:`REQUESTS_PER_CLIENT` requests in flight (``max_concurrency``): the
+        HTTP connection pool under each client looks at every one of its connections whenever a
+        request starts or ends, so one pool of 256 connections costs the driver 256 checks per
+        request (a quarter of its CPU at 128 in flight, measured with
+        ``benchmarks/inflight_scale.py --profile``); pools of 16 cost 16."""
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
+        clients = self._clients.setdefault(loop, [])
+        wanted = max(1, math.ceil(self.max_concurrency / REQUESTS_PER_CLIENT))
+        self._turn = (self._turn + 1) % wanted
+        while len(clients) <= self._turn:
             from openai import AsyncOpenAI
 
             # max_retries=0: retries are ours (see _generate), so they are logged and testable.
-            client = AsyncOpenAI(
-                base_url=self.base_url, api_key=self._api_key, max_retries=0, timeout=self.timeout_s
+            clients.append(
+                AsyncOpenAI(
+                    base_url=self.base_url, api_key=self._api_key, max_retries=0, timeout=self.timeout_s
+                )
             )
-            self._clients[loop] = client
-        return client
+        return clients[self._turn]
 
     async def aclose(self) -> None:
-        """Close the HTTP client of the running event loop (others close with their loop)."""
+        """Close the HTTP clients of the running event loop (others close with their loop)."""
         loop = asyncio.get_running_loop()
-        client = self._clients.pop(loop, None)
-        if client is not None:
+        for client in self._clients.pop(loop, []):
             await client.close()
 
     def to_openai_messages(self, messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
