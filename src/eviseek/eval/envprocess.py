@@ -54,6 +54,20 @@ def _portable_exception(exc: BaseException) -> BaseException:
         return EnvError(f"{type(exc).__name__}: {exc}\n{tb}")
 
 
+def encode_frames(value: Any) -> Any:
+    """PNG-encode the frames an environment call returns, here in the worker process.
+
+    Every frame that reaches an episode is saved as PNG with its trajectory, and sent as PNG to
+    a model at its own size (the usual case under the one-megapixel cap), so its bytes are needed
+    anyway: encoding them where the frame is made moves that work off the runner's event loop
+    onto the worker's CPU, and the bytes travel with the pickled image (``Image.encoded``)."""
+    for item in value if isinstance(value, tuple) else (value,):
+        obs = item.observation if isinstance(item, StepResult) else item
+        if isinstance(obs, Observation) and obs.image.loaded:
+            obs.image.encoded("png")
+    return value
+
+
 def worker_main(conn: Any, plugins: list[str]) -> None:
     """Serve environment calls from the parent until told to stop or the connection closes."""
     from eviseek.envs.registry import make
@@ -86,7 +100,7 @@ def worker_main(conn: Any, plugins: list[str]) -> None:
                     # The first call of a lease opens it: one round trip fewer per episode.
                     pool = idle.get(env_id)
                     envs[handle] = pool.pop() if pool else make(env_id)
-                value = strip_privileged(getattr(envs[handle], name)(*args, **kwargs))
+                value = encode_frames(strip_privileged(getattr(envs[handle], name)(*args, **kwargs)))
                 result = (supports_support(envs[handle]), value) if op == "open_call" else value
             elif op == "release":
                 env = envs.pop(handle, None)
