@@ -462,6 +462,7 @@ def main() -> None:
     parser.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--json", default=None, help="also write every level's figures to this file")
     parser.add_argument(
         "--profile",
         action="store_true",
@@ -515,6 +516,7 @@ def main() -> None:
     rows = []
     try:
         for level in [int(v) for v in args.levels.split(",")]:
+            server_cpu = _cpu_s([server.pid])
             out = subprocess.run(
                 [
                     sys.executable,
@@ -545,6 +547,9 @@ def main() -> None:
             if args.profile:
                 print(f"-- concurrency {level}: driver profile\n{out.stderr[-6000:]}", file=sys.stderr)
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            rows[-1]["server_cpu_ms_per_episode"] = (
+                1000 * (_cpu_s([server.pid]) - server_cpu) / rows[-1]["episodes"]
+            )
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=30)
@@ -571,11 +576,22 @@ def main() -> None:
         )
     if any(r["stages_ms_per_episode"] for r in rows):
         names = list(rows[0]["stages_ms_per_episode"])
-        print("\nCPU ms per episode by stage (driver; env workers apart):")
-        print(f"{'in flight':>9} " + " ".join(f"{n:>14}" for n in names) + f" {'driver CPUs':>11}")
+        print("\nCPU ms per episode by stage (driver; env workers apart; the model server, a test stand-in):")
+        print(
+            f"{'in flight':>9} "
+            + " ".join(f"{n:>14}" for n in names)
+            + f" {'model server':>12} {'driver CPUs':>11} {'CPUs needed at ideal':>20}"
+        )
         for r in rows:
             cells = " ".join(f"{r['stages_ms_per_episode'][n]:>14.1f}" for n in names)
-            print(f"{r['concurrency']:>9} {cells} {r['driver_cpu_share']:>11.2f}")
+            # What the ideal rate would take: every process's CPU per episode times that rate.
+            total = r["cpu_ms_per_episode"] + r["server_cpu_ms_per_episode"]
+            print(
+                f"{r['concurrency']:>9} {cells} {r['server_cpu_ms_per_episode']:>12.1f} "
+                f"{r['driver_cpu_share']:>11.2f} {total * r['ideal'] / 1000:>20.2f}"
+            )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
     print(
         "goals: >= 90% of ideal at 128 in flight, >= 80% at 256; < 50 MB per in-flight episode "
         "(RSS: driver + env workers)"
