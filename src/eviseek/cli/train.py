@@ -33,7 +33,7 @@ def _parse_set(items: list[str]) -> dict[str, object]:
 def autotool(
     config: Path = typer.Option(..., "--config", "-c", help="YAML or JSON training config (see examples/)."),
     output_dir: Path | None = typer.Option(None, "--output-dir", "-o", help="Override output_dir."),
-    max_steps: int | None = typer.Option(None, "--max-steps", help="Override grpo.max_steps."),
+    max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Override grpo.max_steps."),
     set_: list[str] = typer.Option(
         [], "--set", help="Override any setting: --set grpo.learning_rate=1e-6 (repeatable)."
     ),
