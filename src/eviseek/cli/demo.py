@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from eviseek.eval.config import NAVIGATION_BUDGET, TABLETOP_BUDGET
+from eviseek.eval.benchmark import NAVIGATION_BUDGET, TABLETOP_BUDGET
 
 DEFAULT_AGENTS = "passive,single-model,eviseek"
 HOUSE_AGENTS = "blind,passive,single-model,eviseek-nav,frontier"

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from eviseek.cli.errors import POSITIVE
-from eviseek.eval.config import NAVIGATION_BUDGET, TABLETOP_BUDGET, RunConfig
+from eviseek.eval.benchmark import NAVIGATION_BUDGET, TABLETOP_BUDGET
+from eviseek.eval.config import RunConfig
 from eviseek.types.rundir import RunDir
 
 if TYPE_CHECKING:

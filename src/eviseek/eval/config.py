@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from eviseek.errors import ConfigError
+from eviseek.eval.benchmark import DEFAULT_BUDGET, benchmark_of
 from eviseek.types.rundir import RunDir
 
 PAPER_SEED = 20261012
@@ -141,18 +142,12 @@ class RunConfig(BaseModel):
         return value
 
 
-TABLETOP_BUDGET = 30
-"""Primitive steps per episode on ESI-Bench and the tabletop (the paper's appendix A)."""
-NAVIGATION_BUDGET = 120
-"""Primitive steps per episode on EXPRESS-Bench and the house (the paper's section 5.5)."""
-_NAVIGATION_DATASETS = ("house:", "express:")
-
-
 def default_budget(dataset: str) -> int:
-    """The step budget a dataset is run with unless one is given: 120 for the navigation
-    datasets (``house:...``, ``express:...``), 30 for everything else."""
-    spec = dataset.strip().lower()
-    return NAVIGATION_BUDGET if spec.startswith(_NAVIGATION_DATASETS) else TABLETOP_BUDGET
+    """The step budget a dataset is run with unless one is given: its benchmark's
+    (:mod:`eviseek.eval.benchmark`: 120 for ``house:...`` and ``express:...``, 30 for the others),
+    and 30 for a question file or directory."""
+    benchmark = benchmark_of(dataset)
+    return benchmark.budget if benchmark is not None else DEFAULT_BUDGET
 
 
 RESULT_SETTINGS: tuple[str, ...] = (

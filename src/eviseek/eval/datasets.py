@@ -2,8 +2,9 @@
 
 A spec is one of:
 
-* ``tabletop:dev`` / ``tabletop:test``, ``house:dev`` / ``house:test`` (or any ``name:split`` registered with
-  :func:`register_dataset`): a built-in split;
+* ``tabletop:dev`` / ``tabletop:test``, ``house:dev`` / ``house:test`` (or any ``name:split`` of a
+  benchmark registered with :func:`~eviseek.eval.benchmark.register_benchmark`, one module each
+  under :mod:`eviseek.eval.benchmarks`): a built-in split;
 * a directory holding ``questions.jsonl`` (a generated set, or a run directory);
 * a ``.jsonl`` file with one :class:`~eviseek.types.Question` record per line;
 * AutoTool's benchmarks, ``vstar:PATH``, ``hrbench4k:PATH``, ``refcoco:PATH``, ``mathvista:PATH``,
@@ -16,10 +17,10 @@ digested by :mod:`eviseek.types.question_file` (re-exported here), the one modul
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from eviseek.errors import ConfigError
+from eviseek.eval.benchmark import Loader, benchmarks, register_benchmark
 from eviseek.types import Question
 from eviseek.types.question_file import (
     QUESTIONS_FILE,
@@ -40,73 +41,13 @@ __all__ = [
     "write_questions",
 ]
 
-SplitLoader = Callable[[str], list[Question]]
-
-_DATASETS: dict[str, SplitLoader] = {}
+SplitLoader = Loader
 
 
 def register_dataset(name: str, loader: SplitLoader) -> None:
-    """Make ``name:<split>`` specs load with ``loader(split)``."""
-    _DATASETS[name] = loader
-
-
-def _tabletop(split: str) -> list[Question]:
-    from eviseek._lazy import require_pybullet
-
-    require_pybullet("the tabletop question splits")
-    from eviseek.envs.tabletop import load_split
-
-    questions: list[Question] = load_split(split)
-    return questions
-
-
-register_dataset("tabletop", _tabletop)
-
-
-def _house(split: str) -> list[Question]:
-    from eviseek.envs.house import load_split
-
-    questions: list[Question] = load_split(split)
-    return questions
-
-
-register_dataset("house", _house)
-
-
-def _express(path: str) -> list[Question]:
-    from eviseek.envs.express import load_express
-
-    return load_express(path)
-
-
-register_dataset("express", _express)
-
-
-def _esibench(spec: str) -> list[Question]:
-    from eviseek.eval.esibench import load_esibench
-
-    return load_esibench(spec)
-
-
-register_dataset("esibench", _esibench)
-
-
-def _autotool_loader(name: str) -> SplitLoader:
-    def load(arg: str) -> list[Question]:
-        from eviseek.autotool.benchmark_specs import load_autotool_benchmark
-
-        return load_autotool_benchmark(name, arg)
-
-    return load
-
-
-# AutoTool's benchmarks (vstar:PATH, hrbench4k:PATH, refcoco:PATH, mathvista:PATH, synthetic:N...),
-# hosted by eviseek/ImageZoom-v0; names listed here so that the registry stays import-light.
-for _name in (
-    *("vstar", "hrbench", "hrbench4k", "hrbench8k", "pope", "refcoco", "refcoco+", "refcocog", "grounding"),
-    *("mathvista", "mathverse", "mathvision", "wemath", "dynamath", "logicvista", "synthetic"),
-):
-    register_dataset(_name, _autotool_loader(_name))
+    """Make ``name:<split>`` specs load with ``loader(split)`` (a benchmark with the default
+    budget and no fixed environment; :func:`~eviseek.eval.benchmark.register_benchmark` says more)."""
+    register_benchmark(name, loader)
 
 
 def load_dataset(spec: str) -> list[Question]:
@@ -120,16 +61,16 @@ def load_dataset(spec: str) -> list[Question]:
         questions = read_questions(path)
     elif path.is_file():
         questions = read_questions(path)
-    elif ":" in spec and (spec.partition(":")[0] in _DATASETS or not spec.endswith((".jsonl", "/"))):
+    elif ":" in spec and (spec.partition(":")[0] in benchmarks() or not spec.endswith((".jsonl", "/"))):
         name, _, split = spec.partition(":")
-        if name not in _DATASETS:
-            known = ", ".join(f"{n}:<split>" for n in sorted(_DATASETS))
+        if name not in benchmarks():
+            known = ", ".join(f"{n}:<split>" for n in benchmarks())
             raise ConfigError(
                 f"unknown dataset {name!r} in {spec!r}; known: {known}, a directory or a .jsonl"
             )
         if not split:
             raise ConfigError(f"dataset spec {spec!r} names no split, e.g. {name}:dev")
-        questions = list(_DATASETS[name](split))
+        questions = list(benchmarks()[name].loader(split))
     else:
         raise ConfigError(
             f"dataset {spec!r} is neither an existing file or directory nor a name:split spec "

@@ -1,0 +1,35 @@
+"""The benchmark registry: one module per benchmark, one registration; budgets come from it."""
+
+from __future__ import annotations
+
+from eviseek.eval.benchmark import _REGISTRY, benchmark_of, benchmarks, register_benchmark
+from eviseek.eval.config import default_budget, new_run_config
+from eviseek.eval.datasets import load_dataset
+from eviseek.types import AnswerContract, Question
+
+
+def test_builtin_benchmarks_declare_env_and_budget() -> None:
+    known = benchmarks()
+    assert {"tabletop", "house", "express", "esibench", "vstar", "synthetic"} <= known.keys()
+    assert (known["tabletop"].env_id, known["tabletop"].budget) == ("eviseek/Tabletop-v0", 30)
+    assert (known["house"].env_id, known["house"].budget) == ("eviseek/House-v0", 120)
+    assert known["express"].budget == 120 and known["vstar"].env_id == "eviseek/ImageZoom-v0"
+    assert benchmark_of(" House:dev") is known["house"] and benchmark_of("runs/x") is None
+
+
+def test_a_plugin_benchmark_is_one_registration() -> None:
+    def load(arg: str) -> list[Question]:
+        return [
+            Question(
+                id=f"toy-{i}", text="Is it red?", contract=AnswerContract(kind="yes_no"), ground_truth="yes"
+            )
+            for i in range(int(arg))
+        ]
+
+    register_benchmark("toybench", load, env_id="eviseek/Tabletop-v0", budget=7)
+    try:
+        assert [q.id for q in load_dataset("toybench:2")] == ["toy-0", "toy-1"]
+        assert default_budget("toybench:2") == 7
+        assert new_run_config(agents=["passive"], model="scripted/x", dataset="toybench:2").budget == 7
+    finally:
+        del _REGISTRY["toybench"]
