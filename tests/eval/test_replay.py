@@ -100,3 +100,47 @@ def test_replay_refuses_bad_input(recorded: Path, tmp_path: Path) -> None:
         app, ["replay", str(recorded), "--out", str(tmp_path / "o"), "--model", "reference", "--agent", "x"]
     )
     assert other.exit_code == 1 and "no recorded 'x' episodes" in other.output
+
+
+def test_a_question_without_an_online_episode_counts_as_incorrect_in_the_replay(
+    recorded: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    # The online episode of grid-3 failed and left nothing: the replay keeps it in the denominator.
+    shutil.rmtree(recorded / "episodes" / "eviseek" / "grid-3")
+    out = tmp_path / "replay"
+    with OpenAITestServer(_answer) as srv:
+        args = ["replay", str(recorded), "--out", str(out), "--variants", "board"]
+        args += ["--model", "openai/m", "--base-url", srv.base_url]
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        assert len(srv.chat_requests) == N - 1  # nothing to ask for the missing episode
+    with ResultsStore(out, create=False) as store:
+        stored = {r.question_id: r for r in store.results()}
+    assert (
+        len(stored) == N
+        and not stored["grid-3"].correct
+        and "no recorded online" in str(stored["grid-3"].error)
+    )
+    overall = next(
+        r for r in build_report([out], n_resamples=100, episodes=False).data.accuracy if r.level == "overall"
+    )
+    assert overall.acc["eviseek-replay-board"] == 75.0 and overall.n["eviseek-replay-board"] == N
+
+
+def test_replay_answers_with_the_runs_own_model_unless_told(recorded: Path, tmp_path: Path) -> None:
+    with OpenAITestServer(_answer) as srv:
+        config = json.loads((recorded / "run.json").read_text())
+        config.update(model="openai/recorded-model", base_url=srv.base_url)
+        (recorded / "run.json").write_text(json.dumps(config))
+        res = CliRunner().invoke(
+            app, ["replay", str(recorded), "--out", str(tmp_path / "r"), "--variants", "board"]
+        )
+        assert res.exit_code == 0, res.output
+        assert "the run's own model, openai/recorded-model" in res.output
+        assert {b["model"] for b in srv.chat_requests} == {"recorded-model"}
+    config.update(model="unknown")
+    (recorded / "run.json").write_text(json.dumps(config))
+    bad = CliRunner().invoke(app, ["replay", str(recorded), "--out", str(tmp_path / "r2")])
+    assert bad.exit_code == 1 and "--model" in bad.output

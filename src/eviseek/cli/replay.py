@@ -18,7 +18,9 @@ def replay(
         help="Answer memories to replay: board (the reference), no_board (Single-model's memory), "
         "no_selective_retention (frames sampled evenly).",
     ),
-    model: str = typer.Option(..., "--model", "-m", help="provider/name of the answering model"),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="provider/name of the answering model (default: the run's own)"
+    ),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible server URL"),
     api_key_env: str | None = typer.Option(
         None, "--api-key-env", help="Name of the environment variable holding the API key"
@@ -34,16 +36,24 @@ def replay(
     from eviseek.cli.errors import fail
     from eviseek.cli.eval import _pairs
     from eviseek.cli.models import model_kwargs
-    from eviseek.eval.replay import parse_variants, replay_run
+    from eviseek.errors import ConfigError
+    from eviseek.eval.replay import parse_variants, recorded_model, replay_run
     from eviseek.models import get_model
 
     try:
         chosen = parse_variants(variants)
+        recorded: dict[str, object] = {}
+        if model is None:
+            model, recorded = recorded_model(run_dir)
+            base_url = base_url or recorded.get("base_url")  # type: ignore[assignment]
+            api_key_env = api_key_env or recorded.get("api_key_env")  # type: ignore[assignment]
+            typer.echo(f"answering with the run's own model, {model}", err=True)
         kwargs = model_kwargs(model, base_url, api_key_env, None)
+        kwargs.update(dict(recorded.get("model_args") or {}))  # type: ignore[call-overload]
         kwargs.update(_pairs(model_arg, "--model-arg"))
         m = get_model(model, **kwargs)
         written = asyncio.run(replay_run(run_dir, out, m, chosen, agent=agent, concurrency=concurrency))
-    except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
+    except (FileNotFoundError, ValueError, ConfigError) as exc:  # load_run's errors for a missing run
         fail(str(exc))
     typer.echo(f"replayed {len(written)} answer(s) into {out} (variants: {', '.join(chosen)})")
     typer.echo(f"next: eviseek report {out}")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from eviseek.eval.prompt_record import save_first_prompt
 from eviseek.eval.scoring import score_trajectory
 from eviseek.eval.store import ResultsStore
 from eviseek.types import EpisodeResult, Question, Trajectory
@@ -49,6 +50,7 @@ class Committer:
         self._slots = asyncio.Semaphore(max_pending)
         self._ready: asyncio.Queue[EpisodeResult | BaseException | None] = asyncio.Queue()
         self._saving: set[asyncio.Task[None]] = set()
+        self._first_saved: set[str] = set()
         self.task = asyncio.create_task(self._commit_loop())
 
     async def submit(self, traj: Trajectory, question: Question) -> None:
@@ -64,6 +66,11 @@ class Committer:
             traj.result = result
             directory = RunDir(self.run_dir).episode_dir(result.agent, result.question_id)
             await asyncio.get_running_loop().run_in_executor(self._save_pool, traj.save, directory)
+            if result.agent not in self._first_saved:  # the run's record of its first prompts
+                self._first_saved.add(result.agent)
+                await asyncio.get_running_loop().run_in_executor(
+                    self._save_pool, save_first_prompt, self.run_dir, traj
+                )
             self._ready.put_nowait(result)
         except BaseException as exc:  # a disk problem: the commit loop stops the run with it
             self._ready.put_nowait(exc)

@@ -9,7 +9,10 @@ episode of ``agent`` (default ``eviseek``), once per variant, and writes a run d
                             up to five earlier views
     no_selective_retention  frames sampled evenly over the trajectory at the board's capacity
 
-Each variant is an agent named ``<agent>-replay-<variant>``. Results go to ``OUT/results.sqlite``
+Each variant is an agent named ``<agent>-replay-<variant>``. Every question of the run is in the
+replay's denominator: a question with no recorded online episode (a failed or missing one) is
+written as a failed, incorrect result for each variant, as the paper counts a missing answer
+(app. A, app. G). Results go to ``OUT/results.sqlite``
 and trajectories to ``OUT/episodes/...`` as the eval harness writes them, so an interrupted
 replay resumes where it stopped and finished replays are never asked again. The report's
 default comparison family pairs each variant with the board replay (Table 3's shape).
@@ -29,7 +32,7 @@ from eviseek.eval.rundir import load_run
 from eviseek.eval.scoring import score_trajectory
 from eviseek.eval.store import ResultsStore
 from eviseek.models.base import Model
-from eviseek.types import EpisodeResult, Question
+from eviseek.types import EpisodeResult, Question, Trajectory
 from eviseek.types.question_file import write_questions
 from eviseek.types.rundir import RunDir
 
@@ -104,7 +107,7 @@ async def replay_run(
         raise ConfigError(
             f"{source} has no recorded {agent!r} episodes to replay (agents there: {', '.join(run.agents)})"
         )
-    questions = [q for q in run.questions if q.id in episodes]
+    questions = list(run.questions)
     _prepare(out, _settings(source, model, agent, variants), questions)
     written: list[EpisodeResult] = []
     gate = asyncio.Semaphore(concurrency)
@@ -114,6 +117,19 @@ async def replay_run(
 
         async def one(variant: str, question: Question) -> None:
             name = replay_agent(agent, variant)
+            if question.id not in episodes:
+                missing = Trajectory(episode_id=f"{name}-{question.id}", question_id=question.id, agent=name)
+                missing.model = model.name
+                missing.result = missing.make_result(
+                    question,
+                    correct=False,
+                    score=0.0,
+                    error=f"no recorded online {agent} episode to replay (counted as incorrect)",
+                )
+                missing.save(RunDir(out).episode_dir(name, question.id))
+                store.add(missing.result)
+                written.append(missing.result)
+                return
             async with gate:
                 traj = await replay_answer(
                     episodes[question.id], question, model, VARIANTS[variant], agent_name=name
@@ -126,3 +142,16 @@ async def replay_run(
 
         await asyncio.gather(*(one(v, q) for v, q in todo))
     return written
+
+
+def recorded_model(run_dir: str | Path) -> tuple[str, dict[str, Any]]:
+    """The model a run recorded (``provider/name``) and its connection settings, to replay with."""
+    config = RunDir(Path(run_dir)).read_config()
+    name = str(config.get("model") or "")
+    if not name or name == "unknown" or "," in name:
+        raise ConfigError(
+            f"{run_dir} records no single model ({name or 'none'}); give the answering model with --model"
+        )
+    settings = {k: config[k] for k in ("base_url", "api_key_env") if config.get(k)}
+    settings["model_args"] = dict(config.get("model_args") or {})
+    return name, settings

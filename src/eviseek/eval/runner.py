@@ -143,6 +143,9 @@ def prepare_run_dir(run_dir: Path, config: RunConfig, questions: list[Question])
         config = config.model_copy(update={"created_at": saved.created_at})
     else:
         write_questions(run_dir, questions)
+    from eviseek.eval.prompt_record import save_templates
+
+    save_templates(run_dir)
     save_config(config, run_dir)  # last: run.json marks a fully prepared run directory
     return config
 

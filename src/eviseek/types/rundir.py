@@ -111,6 +111,10 @@ class RunDir:
     def express_file(self) -> Path:
         return self.path / EXPRESS_FILE
 
+    @property
+    def prompts_dir(self) -> Path:
+        return self.path / PROMPTS_DIR
+
     def exists(self) -> bool:
         """True when ``run.json`` is there: the run directory was fully prepared."""
         return self.run_file.exists()
@@ -174,3 +178,8 @@ class RunDir:
     def write_config(self, text: str) -> Path:
         """Write ``run.json`` (already serialised) atomically."""
         return write_atomic(self.run_file, text)
+
+
+PROMPTS_DIR = "prompts"
+"""The exact prompt templates a run used (``templates/``) and each agent's first rendered request
+(``first/<agent>.md``)."""
