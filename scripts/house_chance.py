@@ -1,0 +1,67 @@
+"""Each agent's exact accuracy on a house run against chance on the same questions.
+
+    python scripts/house_chance.py RUN_DIR [--only-common]
+
+Chance for a question is one over the answers a uniform guess picks from: its options (colour,
+room, object, boundary), 4 for counting (0-3), 2 for yes/no, and for a room sequence the doorway
+routes between the two rooms it names (what the Gymnasium wrapper offers). Prints, per agent,
+the exact accuracy, the mean chance over the same questions and a 95 % bootstrap interval of
+accuracy minus chance (seed 20261012, resampling questions), so "above chance" can be read off
+as an interval that excludes zero. With ``--only-common`` only questions every agent finished
+count (a run stopped early).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+
+import numpy as np
+
+from eviseek.envs.house import HouseSpec
+from eviseek.envs.house.gymnasium_env import room_routes
+from eviseek.eval.judging import load_questions, run_trajectories
+from eviseek.types import Question
+
+
+def chance(q: Question) -> float:
+    c = q.contract
+    if c.kind == "sequence":
+        seq = q.metadata.get("room_sequence") or []
+        routes = room_routes(HouseSpec.from_question(q.scene), seq[0], seq[-1]) if len(seq) >= 2 else []
+        return 1.0 / max(1, len(routes))
+    if c.kind == "integer":
+        return 1.0 / 4
+    if c.kind == "yes_no":
+        return 0.5
+    return 1.0 / max(1, len(c.options or []))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("run_dir")
+    ap.add_argument("--only-common", action="store_true")
+    args = ap.parse_args()
+    questions = load_questions(args.run_dir)
+    got: dict[str, dict[str, bool]] = defaultdict(dict)
+    for traj, _ in run_trajectories(args.run_dir):
+        if traj.result is not None:
+            got[traj.agent][traj.question_id] = bool(traj.result.correct)
+    common = set.intersection(*(set(v) for v in got.values())) if got else set()
+    rng = np.random.default_rng(20261012)
+    print(f"{'agent':14s} {'n':>4s} {'exact %':>8s} {'chance %':>9s} {'acc - chance, 95% CI (points)':>32s}")
+    for agent in sorted(got):
+        qids = sorted(common if args.only_common else got[agent])
+        acc = np.array([got[agent][q] for q in qids], dtype=float)
+        p = np.array([chance(questions[q]) for q in qids])
+        diff = acc - p
+        boots = rng.integers(0, len(diff), size=(20000, len(diff)))
+        lo, hi = np.percentile(diff[boots].mean(axis=1), [2.5, 97.5])
+        print(
+            f"{agent:14s} {len(qids):4d} {100 * acc.mean():8.1f} {100 * p.mean():9.1f} "
+            f"{100 * diff.mean():+10.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+        )
+
+
+if __name__ == "__main__":
+    main()
