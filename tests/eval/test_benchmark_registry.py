@@ -33,3 +33,24 @@ def test_a_plugin_benchmark_is_one_registration() -> None:
         assert new_run_config(agents=["passive"], model="scripted/x", dataset="toybench:2").budget == 7
     finally:
         del _REGISTRY["toybench"]
+
+
+def test_scorers_are_registered_by_the_benchmark_that_names_them() -> None:
+    from eviseek.answers import AnswerScore
+    from eviseek.eval.benchmark import _SCORERS, register_scorer, scorer_named
+    from eviseek.eval.benchmarks.autotool import score as autotool_score
+    from eviseek.eval.scoring import score_trajectory
+    from eviseek.types import EpisodeResult, Trajectory
+
+    assert scorer_named("autotool") is autotool_score and scorer_named(None) is None
+    register_scorer("always_right", lambda t, q, raw: AnswerScore(answer=raw, correct=True, score=1.0))
+    try:
+        q = Question(
+            id="q", text="?", contract=AnswerContract(kind="yes_no"), ground_truth="yes",
+            metadata={"scorer": "always_right"},
+        )  # fmt: skip
+        traj = Trajectory(episode_id="e", question_id="q", agent="a")
+        traj.result = EpisodeResult(question_id="q", agent="a", raw_answer="no")
+        assert score_trajectory(traj, q).correct is True
+    finally:
+        del _SCORERS["always_right"]

@@ -16,7 +16,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from eviseek.types import Question
+from eviseek.answers import AnswerScore
+from eviseek.types import Question, Trajectory
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -24,13 +25,19 @@ __all__ = [
     "TABLETOP_BUDGET",
     "Benchmark",
     "Loader",
+    "Scorer",
     "benchmark_of",
     "benchmarks",
     "register_benchmark",
+    "register_scorer",
+    "scorer_named",
 ]
 
 Loader = Callable[[str], list[Question]]
 """Questions of one spec: called with what follows ``name:`` (a split, a path, a count...)."""
+
+Scorer = Callable[[Trajectory, Question, str | None], AnswerScore]
+"""A benchmark's own verdict on an episode's raw answer (instead of the answer contract's)."""
 
 TABLETOP_BUDGET = 30
 """Primitive steps per episode on ESI-Bench and the tabletop (the paper's appendix A)."""
@@ -62,6 +69,7 @@ class Benchmark:
 
 
 _REGISTRY: dict[str, Benchmark] = {}
+_SCORERS: dict[str, Scorer] = {}
 _loaded = False
 
 
@@ -82,6 +90,20 @@ def register_benchmark(
     benchmark = Benchmark(name, loader, env_id=env_id, budget=budget, description=description)
     _REGISTRY[name] = benchmark
     return benchmark
+
+
+def register_scorer(name: str, scorer: Scorer) -> None:
+    """Score questions whose ``metadata["scorer"]`` is ``name`` with ``scorer`` (the name a
+    benchmark's loader writes into its questions, so saved runs rescore the same way)."""
+    _SCORERS[name] = scorer
+
+
+def scorer_named(name: object) -> Scorer | None:
+    """The scorer registered as ``name``, or ``None``: the answer contract decides."""
+    if not isinstance(name, str):
+        return None
+    _load_builtins()
+    return _SCORERS.get(name)
 
 
 def _load_builtins() -> None:

@@ -54,12 +54,13 @@ def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResul
 
 
 def _verdict(trajectory: Trajectory, question: Question, raw: str | None) -> AnswerScore:
-    """The answer contract's verdict, or the AutoTool benchmarks' own rules (grounding boxes
-    mapped from the shown frame, reasoning answer extraction) for questions that name them."""
-    if question.metadata.get("scorer") == "autotool":
-        from eviseek.autotool.scoring import answer_text, score_episode_answer
+    """The answer contract's verdict, or the scorer a benchmark registered under the name the
+    question carries in ``metadata["scorer"]`` (AutoTool's: :mod:`eviseek.eval.benchmarks.autotool`)."""
+    from eviseek.eval.benchmark import scorer_named
 
-        return score_episode_answer(question, answer_text(trajectory.plan, raw), trajectory.plan)
+    scorer = scorer_named(question.metadata.get("scorer"))
+    if scorer is not None:
+        return scorer(trajectory, question, raw)
     return score_answer(question, raw)
 
 

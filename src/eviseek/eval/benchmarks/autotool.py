@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from eviseek.eval.benchmark import Loader, register_benchmark
-from eviseek.types import Question
+from eviseek.answers import AnswerScore
+from eviseek.eval.benchmark import Loader, register_benchmark, register_scorer
+from eviseek.types import Question, Trajectory
 
 NAMES = (
     *("vstar", "hrbench", "hrbench4k", "hrbench8k", "pope", "refcoco", "refcoco+", "refcocog", "grounding"),
@@ -23,5 +24,14 @@ def loader(name: str) -> Loader:
     return load
 
 
+def score(trajectory: Trajectory, question: Question, raw: str | None) -> AnswerScore:
+    """AutoTool's own rules: grounding boxes mapped from the shown frame, reasoning answers
+    extracted from the reply (its loaders mark their questions ``metadata["scorer"] = "autotool"``)."""
+    from eviseek.autotool.scoring import answer_text, score_episode_answer
+
+    return score_episode_answer(question, answer_text(trajectory.plan, raw), trajectory.plan)
+
+
+register_scorer("autotool", score)
 for _name in NAMES:
     register_benchmark(_name, loader(_name), env_id="eviseek/ImageZoom-v0", description="AutoTool benchmark")
