@@ -155,3 +155,46 @@ def test_single_model_answers_on_the_slide_frames(standin, tmp_path: Path) -> No
     # The call after the put sees the three slide frames as well as the view after them.
     assert len(seen[1][0][-1].images()) >= 4
     assert traj.result is not None and traj.result.raw_answer == "no"
+
+
+async def test_eviseek_runs_the_tasks_own_physical_test_and_answers_on_its_frames(
+    standin, tmp_path: Path
+) -> None:
+    from eviseek.agents import make_agent
+    from tests.agents.scripts import StageScript
+
+    script = StageScript(
+        demands=[{"demands": [{"text": "how the object moves once released on the ramp"}]}],
+        plan=[{"subtasks": [{"goal": "release it on the slope and watch", "demand": 1}]}],
+        seek=[{"intent": "put_on_slope", "args": {}}, {"intent": "DONE"}],
+        curate=lambda cfg: {"frames": []},
+        answer=[{"answer": "no", "reasoning": "it slid down"}],
+    )
+    env = ESIBenchEnv(step_image_root=str(tmp_path / "steps"))
+    q = question_for("slope")
+    traj = await make_agent("eviseek:paper").run(as_async(env), q, script.model())
+    env.close()
+    # The intent library offered the task's action as a physical test and compiled it onto it.
+    assert [s.action.name for s in traj.steps] == ["put_on_slope"]
+    assert [c[1] for c in standin.CALLS if c[0] == "execute_action"] == ["put_on_slope"]
+    demands_prompt = script.calls("demands")[0][1][-1].text()
+    assert "put_on_slope" in demands_prompt and "STANDIN ADVICE for slope" in demands_prompt
+    # The answer call was made on the slide's frames (and the view after them), as on the tabletop.
+    assert traj.plan.answered_from == "action_frames" and len(traj.answer_images) == 4
+    assert "STANDIN ADVICE for slope" in script.calls("answer")[0][1][-1].text()
+    assert traj.result is not None and traj.result.raw_answer == "no"
+
+
+def test_the_viewer_shows_the_task_text(standin, tmp_path: Path) -> None:
+    from eviseek.viewer import ImageSourcer, build_episode_view
+
+    look = json.dumps({"action": "stop", "answer": "yes", "confidence": 0.9, "reasoning": "seen"})
+    traj, _ = _single_model("pour", [look], tmp_path)
+    q = question_for("pour")
+    env = ESIBenchEnv(step_image_root=str(tmp_path / "s2"))
+    env.reset(options={"question": q})
+    env.close()
+    view = build_episode_view(traj, ImageSourcer(tmp_path, tmp_path / "page.html"), question=q)
+    assert view.question.task_actions == ["fill water in <object>", "pour <object> into <object>"]
+    assert view.question.forced_choice_prompt.startswith("STANDIN FORCED CHOICE for pour")
+    assert view.question.task_text_source.startswith("tasks/pour.py:build_system_prompt")
