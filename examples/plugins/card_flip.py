@@ -7,7 +7,7 @@ into any command with ``--plugin examples/plugins/card_flip.py``:
     eviseek eval --plugin examples/plugins/card_flip.py --dataset cards:6 \
         --agents card-flipper,passive --model colour/reader --out runs/cards
 
-Everything here is plain Python and numpy; the four ``register_*`` calls at the bottom are what
+Everything here is plain Python and numpy; the four ``register*`` calls at the bottom are what
 makes eviseek see it.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from eviseek.agents import register_agent
 from eviseek.envs import AsyncEnv, question_from_options, register
-from eviseek.eval.datasets import register_dataset
+from eviseek.eval.benchmark import register_benchmark
 from eviseek.models import Model, ScriptedModel, generate_recorded, register_provider
 from eviseek.types import (
     Action,
@@ -172,4 +172,4 @@ def card_questions(spec: str) -> list[Question]:
 register(ENV_ID, CardEnv)
 register_provider("colour", colour_provider, "names the colour of the last image (card_flip example)")
 register_agent("card-flipper", lambda **kw: CardFlipper(**kw))
-register_dataset("cards", card_questions)
+register_benchmark("cards", card_questions, env_id=ENV_ID, budget=4, description="the card-flip example")
