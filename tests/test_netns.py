@@ -84,3 +84,29 @@ def test_every_ray_start_in_tests_and_benchmarks_uses_the_namespace() -> None:
         if RAY_START.search(text) and "netns" not in text:
             unmarked.append(str(path.relative_to(ROOT)))
     assert not unmarked, f"these start Ray outside a loopback-only namespace: {unmarked}"
+
+
+def test_without_a_namespace_marked_tests_skip_and_fail_in_the_full_run() -> None:
+    """Run as ``nobody`` (no CAP_SYS_ADMIN): a marked test skips, and fails under EVISEEK_FULL_TEST."""
+    import shutil
+
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or os.geteuid() != 0:
+        why = "needs root and setpriv (util-linux) to run a test as an unprivileged user"
+        if os.environ.get("EVISEEK_FULL_TEST"):
+            pytest.fail(why)
+        pytest.skip(why)
+    marked = "tests/test_netns.py::test_a_marked_test_runs_in_the_namespace"
+    outcomes = {}
+    for full in ("", "1"):
+        env = {**os.environ, "HOME": "/tmp", "EVISEEK_FULL_TEST": full}
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+        proc = subprocess.run(
+            [setpriv, "--reuid", "65534", "--regid", "65534", "--clear-groups",
+             sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "no:xdist", marked],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        outcomes[full] = (proc.returncode, proc.stdout + proc.stderr)
+    assert outcomes[""][0] == 0 and "1 skipped" in outcomes[""][1], outcomes[""][1][-2000:]
+    assert "namespace" in outcomes[""][1]  # the skip says why (no namespace can be made here)
+    assert outcomes["1"][0] == 1 and "1 failed" in outcomes["1"][1], outcomes["1"][1][-2000:]
