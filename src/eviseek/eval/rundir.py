@@ -136,14 +136,11 @@ def _rescore(result: EpisodeResult, question: Question | None) -> bool:
     return True
 
 
-def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
-    """Load everything the report needs from one run directory."""
-    run = Path(run_dir)
-    if not run.is_dir():
-        raise FileNotFoundError(f"run directory {run} does not exist")
-    config = RunDir(run).read_config()
-    warnings: list[str] = []
-
+def _finished_results(
+    run: Path, warnings: list[str]
+) -> tuple[list[EpisodeResult], dict[tuple[str, str], Path]]:
+    """Every finished episode's result (the store's rows, else the saved trajectories), with the
+    episode folders already located; a warning says where results came from when not the store."""
     stored = _store_results(run)
     if stored:
         # The store is authoritative; trajectories are only located, not parsed (thousands of
@@ -170,30 +167,44 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
             f"{run} has no finished episodes: neither {STORE_FILE} nor any "
             f"{EPISODES_DIR}/<agent>/<question_id>/trajectory.json with a result"
         )
+    return results_list, dirs
 
+
+def _questions_or_stand_ins(
+    run: Path, results_list: list[EpisodeResult], warnings: list[str]
+) -> list[Question]:
+    """The run's questions, or (``questions.jsonl`` missing) one stand-in per recorded question."""
     questions = _read_questions(run)
-    if questions is None:
-        warnings.append(
-            f"{run.name}: {QUESTIONS_FILE} is missing; each agent is scored on the episodes it "
-            "recorded, so missing episodes cannot count as incorrect"
+    if questions is not None:
+        return questions
+    warnings.append(
+        f"{run.name}: {QUESTIONS_FILE} is missing; each agent is scored on the episodes it "
+        "recorded, so missing episodes cannot count as incorrect"
+    )
+    seen: dict[str, Question] = {}
+    for r in results_list:
+        seen.setdefault(
+            r.question_id,
+            Question(
+                id=r.question_id,
+                text="",
+                family=r.family,
+                subcategory=r.subcategory,
+                ground_truth=r.ground_truth,
+            ),
         )
-        seen: dict[str, Question] = {}
-        for r in results_list:
-            seen.setdefault(
-                r.question_id,
-                Question(
-                    id=r.question_id,
-                    text="",
-                    family=r.family,
-                    subcategory=r.subcategory,
-                    ground_truth=r.ground_truth,
-                ),
-            )
-        questions = list(seen.values())
-    by_id = {q.id: q for q in questions}
+    return list(seen.values())
 
-    listed = [str(a) for a in config.get("agents", []) if isinstance(a, str)]
-    agents = list(dict.fromkeys(listed + [r.agent for r in results_list]))
+
+def _per_agent(
+    run: Path,
+    agents: list[str],
+    results_list: list[EpisodeResult],
+    by_id: dict[str, Question],
+    warnings: list[str],
+) -> tuple[dict[str, dict[str, EpisodeResult]], dict[str, dict[str, int]]]:
+    """Results per agent and question (unscored answers scored, judge grades filled in), and where
+    each result's support came from."""
     results: dict[str, dict[str, EpisodeResult]] = {a: {} for a in agents}
     grades = load_support_grades(run)
     sources = {a: {"environment": 0, "judge": 0, "empty": 0, "none": 0} for a in agents}
@@ -224,6 +235,22 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
         )
     if rescored:
         warnings.append(f"{run.name}: {rescored} unscored answer(s) were scored offline with eviseek.answers")
+    return results, sources
+
+
+def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
+    """Load everything the report needs from one run directory."""
+    run = Path(run_dir)
+    if not run.is_dir():
+        raise FileNotFoundError(f"run directory {run} does not exist")
+    config = RunDir(run).read_config()
+    warnings: list[str] = []
+    results_list, dirs = _finished_results(run, warnings)
+    questions = _questions_or_stand_ins(run, results_list, warnings)
+    by_id = {q.id: q for q in questions}
+    listed = [str(a) for a in config.get("agents", []) if isinstance(a, str)]
+    agents = list(dict.fromkeys(listed + [r.agent for r in results_list]))
+    results, sources = _per_agent(run, agents, results_list, by_id, warnings)
     failure = _failure_warning(run, [r for per in results.values() for r in per.values()])
     if failure:
         warnings.insert(0, failure)
