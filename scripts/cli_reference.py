@@ -24,8 +24,7 @@ HEADER = """\
      tests/docs/test_cli_reference.py fails when this page differs from the code. -->
 
 Every `eviseek` command with its `--help`, exactly as the command prints it (rendered at {width}
-columns). Exit codes: 0 success, 1 an error, 2 a bad flag or argument, 3 some episodes failed
-(`--retry-failed` runs them again).
+columns), and the [exit codes](#exit-codes) they share.
 
 | command | what it does |
 | --- | --- |
@@ -78,6 +77,19 @@ def _help(path: list[str]) -> str:
     return "\n".join(lines).replace("Usage: root", "Usage: eviseek")
 
 
+def _exit_codes() -> str:
+    from eviseek.cli.errors import EXIT_CODES
+
+    rows = "".join(f"| {code} | {meaning} |\n" for code, meaning in sorted(EXIT_CODES.items()))
+    return (
+        "\n## Exit codes\n\n"
+        "Every command runs inside one error boundary (`eviseek.cli.errors.boundary`): what goes wrong "
+        "is one line on stderr starting `error:`, never a traceback, and each exit code means one "
+        "thing (`eviseek.cli.errors.EXIT_CODES`):\n\n"
+        "| code | meaning |\n| --- | --- |\n" + rows
+    )
+
+
 def render() -> str:
     """The whole page, as the file must read."""
     commands = _commands()
@@ -91,6 +103,7 @@ def render() -> str:
         anchor = "-".join(["eviseek", *path])
         level = "##" if len(path) <= 1 else "###"
         out.append(f"\n{level} `{name}` {{ #{anchor} }}\n\n```text\n{_help(path)}\n```\n")
+    out.append(_exit_codes())
     return "".join(out)
 
 

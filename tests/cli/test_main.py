@@ -116,13 +116,15 @@ def test_version_alone_prints_the_version_and_no_command_prints_help() -> None:
     assert bare.returncode == 2 and "Commands" in bare.stdout
 
 
-def test_one_exit_code_table_in_the_code_and_the_readme() -> None:
+def test_one_exit_code_table_in_the_code_and_the_docs() -> None:
     from pathlib import Path
 
     from eviseek.cli.errors import EXIT_CODES
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme.split("### Exit codes", 1)[1].split("\n\n", 2)[2].split("\n\n", 1)[0]
+    # The table is generated into the CLI reference (scripts/cli_reference.py), which
+    # tests/docs/test_cli_reference.py keeps equal to the code.
+    page = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
+    table = page.split("## Exit codes", 1)[1].split("\n\n", 2)[2].split("\n\n", 1)[0]
     rows = {int(line.split("|")[1]) for line in table.splitlines()[2:]}
     assert rows == set(EXIT_CODES)
 

@@ -2,7 +2,7 @@
 
 Every command runs inside one error boundary (:func:`boundary`, applied to each command by
 ``eviseek.cli.main``), and every exit code means one thing (:data:`EXIT_CODES`, also in the
-README): commands raise, the boundary prints and chooses the code.
+generated docs/reference/cli.md): commands raise, the boundary prints and chooses the code.
 """
 
 from __future__ import annotations
