@@ -116,7 +116,7 @@ def resource_amounts(pairs: dict[str, object], flag: str) -> dict[str, float]:
     return out
 
 
-def _first_error(exc: ValueError) -> str:
+def first_error(exc: ValueError) -> str:
     """A pydantic validation error as ``where: what`` (its first error only)."""
     errors = getattr(exc, "errors", None)
     if callable(errors):
@@ -147,7 +147,7 @@ def boundary(command: F, name: str = "eviseek") -> F:
             pydantic = sys.modules.get("pydantic")  # a validation error means pydantic is loaded
             if pydantic is None or not isinstance(exc, pydantic.ValidationError):
                 raise
-            fail(_first_error(exc), EXIT_USAGE)
+            fail(first_error(exc), EXIT_USAGE)
         except OSError as exc:
             fail(os_error(exc, f"finish `{name}`"), EXIT_ERROR)
         except KeyboardInterrupt:

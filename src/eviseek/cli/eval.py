@@ -194,7 +194,7 @@ def eval_command(
 def cli_errors(out: Path) -> Iterator[None]:
     """Turn what a run can raise into one line on stderr and the exit code it stands for:
     1 for an error before or during the run, 2 for a bad setting, 130 for an interruption."""
-    from eviseek.cli.errors import fail, os_error
+    from eviseek.cli.errors import fail, first_error, os_error
     from eviseek.errors import EviseekError
 
     try:
@@ -205,7 +205,7 @@ def cli_errors(out: Path) -> Iterator[None]:
     except OSError as exc:  # a read-only or full disk, a folder we may not write
         fail(os_error(exc, f"write the run directory {out}"))
     except ValueError as exc:  # pydantic validation of the settings
-        typer.echo(f"error: {_first_error(exc)}", err=True)
+        typer.echo(f"error: {first_error(exc)}", err=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         typer.echo(
@@ -284,12 +284,3 @@ def _failures_line(run_dir: Path, failed: int, total: int) -> str:
         f"{run_dir}/results.sqlite and the episode's trajectory.json (`eviseek report {run_dir}` "
         f"lists them){example}. Fix the cause and rerun with --retry-failed"
     )
-
-
-def _first_error(exc: ValueError) -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
-        return f"{where}: {first.get('msg', exc)}"
-    return str(exc)
