@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Checks on the full ESI-Bench question set: counts, exclusions and the official-agreement test
-# (eviseek's rules against ESI-Bench's own task functions, imported from the checkout at run time).
+# Checks on the full ESI-Bench question set: counts, exclusions, the official-agreement test
+# (eviseek's rules against ESI-Bench's own task functions, imported from the checkout at run time),
+# both rule sets on every record, the taxonomy against every record and task module, the task
+# text of every record, and each task module's first prompts.
 #
 #   ESI_BENCH_ROOT=/path/to/ESI-Bench scripts/check_esibench.sh
 #
@@ -14,4 +16,6 @@ fi
 PY=${PYTHON:-.venv/bin/python}
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 "$PY" -m eviseek.cli.main esibench stats "$ESI_BENCH_ROOT"
-"$PY" -m pytest -q -p no:cacheprovider -W error tests/eval/esibench/test_official_agreement.py
+"$PY" -m pytest -q -p no:cacheprovider -W error tests/eval/esibench/test_official_agreement.py \
+    tests/eval/esibench/test_rule_sets.py tests/types/test_taxonomy.py \
+    tests/eval/esibench/test_task_text.py tests/eval/esibench/test_prompts_command.py
