@@ -50,8 +50,9 @@ def _heldout(args: argparse.Namespace) -> list:
 
 def stage_one(args: argparse.Namespace) -> bool:
     """Warm up (unless ``OUT/warm`` already holds a warmed model) and evaluate; whether it warmed up."""
+    from autotool_learning.run import evaluate_saved, warm_start
+
     from eviseek.train.autotool_config import load_config
-    from eviseek.train.learning_run import evaluate_saved, warm_start
     from eviseek.train.trl_autotool.run import load_model_and_processor
 
     warm = args.out / "warm"
@@ -70,7 +71,7 @@ def stage_one(args: argparse.Namespace) -> bool:
         over = {**_overrides(args), "tiny_model": None, "model": str(warm), "warmup.steps": 0}
         cfg = load_config(args.config, over)
         model, processor, _ = load_model_and_processor(cfg)
-        from eviseek.train.learning_run import Evaluation, write_prompts
+        from autotool_learning.run import Evaluation, write_prompts
 
         rows = _heldout(args)
         write_prompts(warm / "heldout_prompts.jsonl", cfg, processor, rows)
@@ -81,7 +82,7 @@ def stage_one(args: argparse.Namespace) -> bool:
 
 
 def one_variant(args: argparse.Namespace, name: str) -> None:
-    from eviseek.train.learning_run import run_variant, variant_config
+    from autotool_learning.run import run_variant, variant_config
 
     overrides = _overrides(args)
     if name != "autotool" and args.ablation_steps:
@@ -194,7 +195,7 @@ def main() -> None:
         warmed = stage_one(args)
         run_variants(args, [v for v in args.variants.split(",") if v])
         _write_run_time(args.out, start, load0, warmed)
-    from eviseek.train.learning_report import write_report
+    from autotool_learning.report import write_report
 
     path = write_report(args.out, args.report, command=_command(args), notes=_notes(args))
     print(f"report: {path}")
@@ -202,7 +203,7 @@ def main() -> None:
 
 def write_seeds_table(args: argparse.Namespace) -> None:
     """The across-seeds table (``learning_report.seeds_table``) with each seed's run time."""
-    from eviseek.train.learning_report import seeds_table
+    from autotool_learning.report import seeds_table
 
     seeds = [int(s) for s in args.seeds_table.split(",") if s]
     runs = {s: args.out / f"s{s}" for s in seeds}

@@ -4,7 +4,7 @@
         --set warmup.steps=1500 --set warmup.schedule=constant --set warmup.learning_rate=0.001 \\
         --set warmup.mask_unseen_answers=true --set warmup.need_zoom_weight=3
 
-Runs stage 1 of the learning run (``learning_run.warm_start``, config
+Runs stage 1 of the learning run (``autotool_learning.run.warm_start``, config
 ``examples/configs/autotool_learning_run.yaml`` plus the overrides) and, every ``--every``
 steps, scores held-out questions teacher-forced: each question's ideal reply in one mode is fed
 up to ``<answer>``, and the colour whose first token scores highest there is the prediction.
@@ -38,9 +38,9 @@ def main() -> None:
     args = p.parse_args()
 
     import torch
+    from autotool_learning.run import _frame, warm_start
 
     from eviseek.train.autotool_config import load_config
-    from eviseek.train.learning_run import _frame, warm_start
     from eviseek.train.tag_grid import TagGridConfig, offered_colours, tag_grid_rows
     from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
     from eviseek.train.trl_autotool.warmup import ideal_conversation

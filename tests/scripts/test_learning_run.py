@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
+from autotool_learning.report import check_goals, write_report
+from autotool_learning.run import evaluate_saved, run_variant, warm_start
 
 from eviseek.errors import ConfigError
 from eviseek.train.autotool_config import AutoToolTrainConfig
-from eviseek.train.learning_report import check_goals, write_report
-from eviseek.train.learning_run import evaluate_saved, run_variant, warm_start
 from eviseek.train.tag_grid import TagGridConfig, tag_grid_rows
 from eviseek.train.trl_autotool.dataset import load_rows, warmup_rows
 from eviseek.train.trl_autotool.run import load_model_and_processor
@@ -148,7 +148,7 @@ def test_the_warm_up_fits_its_own_questions_when_the_config_names_them(
 ) -> None:
     # A warm-up that knows GRPO's questions by heart leaves GRPO nothing to gain from a zoom, so the
     # learning run gives the warm-up questions of its own (warmup.data).
-    import eviseek.train.learning_run as learning_run
+    import autotool_learning.run as learning_run
 
     own = {"tag_grid": {"n": 3, "seed": 7, **GRID}}
     cfg = _config(tmp_path, warmup={"steps": 1, "batch_size": 2, "modes": "both", "data": own})
@@ -176,7 +176,8 @@ def test_the_warm_up_fits_its_own_questions_when_the_config_names_them(
 
 
 def _save_seed(out: Path, *, greedy: float, always: float, never: float, grpo: float, on_need: float) -> None:
-    from eviseek.train.learning_run import Evaluation, VariantResult
+    from autotool_learning.run import Evaluation, VariantResult
+
     from eviseek.train.policy_eval import HeldOutResult
     from eviseek.train.trl_autotool.warmup import WarmupReport
 
@@ -210,7 +211,7 @@ def _save_seed(out: Path, *, greedy: float, always: float, never: float, grpo: f
 def test_accuracy_goal_compares_with_the_best_of_three_warm_up_scores_and_seeds_are_tabled(
     tmp_path: Path,
 ) -> None:
-    from eviseek.train.learning_report import load_results, seeds_table
+    from autotool_learning.report import load_results, seeds_table
 
     # Greedy decoding gave the warm-up 0.55, but always zooming would have given 0.90: GRPO's 0.88
     # does not reach the warm-up's best fixed way.

@@ -1,7 +1,7 @@
 """The learning run's report: Markdown with PNG plots, computed from the saved results only.
 
-Inputs (written by :mod:`eviseek.train.learning_run` under one output directory):
-``warm/warmup.json``, ``warm/heldout.json`` (an :class:`~eviseek.train.learning_run.Evaluation`
+Inputs (written by :mod:`autotool_learning.run` under one output directory):
+``warm/warmup.json``, ``warm/heldout.json`` (an :class:`~autotool_learning.run.Evaluation`
 of the warm-up model) and ``<variant>/result.json`` for each GRPO variant. The goals are the
 issue's; each is checked against the numbers and reported as met or missed, never adjusted.
 """
@@ -15,9 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from eviseek.train.learning_run import Evaluation, VariantResult
 from eviseek.train.presets import COMPONENT_TABLE_ROWS
 from eviseek.train.trl_autotool.warmup import WarmupReport
+
+from .run import Evaluation, VariantResult
 
 MAIN = "autotool"
 

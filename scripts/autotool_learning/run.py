@@ -5,7 +5,7 @@ it. Stage 2 (:func:`run_variant`) loads that model and runs GRPO through
 :func:`eviseek.train.trl_autotool.build_trainer`, the code path of ``eviseek train autotool``,
 with one preset of :mod:`eviseek.train.presets` per variant, then evaluates the result on
 held-out rows (:func:`evaluate_saved`). Every variant writes ``result.json``
-(:class:`VariantResult`); :mod:`eviseek.train.learning_report` turns them into the report.
+(:class:`VariantResult`); :mod:`autotool_learning.report` turns them into the report.
 """
 
 from __future__ import annotations

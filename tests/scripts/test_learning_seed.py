@@ -3,7 +3,7 @@
 A seed takes about 30 minutes on two idle cores, more than CI's whole budget, so this runs only
 when ``EVISEEK_LEARNING_SEED`` is set (to the seed to check; ``5`` is the one reserved for it):
 
-    EVISEEK_LEARNING_SEED=5 .venv/bin/python -m pytest -q tests/train/test_learning_seed.py
+    EVISEEK_LEARNING_SEED=5 .venv/bin/python -m pytest -q tests/scripts/test_learning_seed.py
 
 Seeds 0 (the committed report), 1 (an outside rerun), and 2-4 (the across-seeds table in
 docs/autotool_learning.md) have been looked at; 5 has not.
@@ -18,8 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from eviseek.train.learning_report import check_goals, load_results
+from autotool_learning.report import check_goals, load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = os.environ.get("EVISEEK_LEARNING_SEED")
