@@ -3,8 +3,10 @@
     python scripts/house_chance.py RUN_DIR [--only-common]
 
 Chance for a question is one over the answers a uniform guess picks from: its options (colour,
-room, object, boundary), 4 for counting (0-3), 2 for yes/no, and for a room sequence the doorway
-routes between the two rooms it names (what the Gymnasium wrapper offers). Prints, per agent,
+room, object, boundary), 4 for counting (0-3), 2 for yes/no, and for a room sequence every
+well-formed answer a reader of the text alone could give: the two rooms it names with one or
+more of the other rooms between them, in any order (64 sequences in a 6-room house; the layout,
+and so which of them are doorway routes, is what the question asks about). Prints, per agent,
 the exact accuracy, the mean chance over the same questions and a 95 % bootstrap interval of
 accuracy minus chance (seed 20261012, resampling questions), so "above chance" can be read off
 as an interval that excludes zero. With ``--only-common`` only questions every agent finished
@@ -14,12 +16,11 @@ count (a run stopped early).
 from __future__ import annotations
 
 import argparse
+import math
 from collections import defaultdict
 
 import numpy as np
 
-from eviseek.envs.house import HouseSpec
-from eviseek.envs.house.gymnasium_env import room_routes
 from eviseek.eval.judging import load_questions, run_trajectories
 from eviseek.types import Question
 
@@ -27,9 +28,9 @@ from eviseek.types import Question
 def chance(q: Question) -> float:
     c = q.contract
     if c.kind == "sequence":
-        seq = q.metadata.get("room_sequence") or []
-        routes = room_routes(HouseSpec.from_question(q.scene), seq[0], seq[-1]) if len(seq) >= 2 else []
-        return 1.0 / max(1, len(routes))
+        others = max(0, len(c.options or []) - 2)
+        n = sum(math.perm(others, k) for k in range(1, others + 1))
+        return 1.0 / max(1, n)
     if c.kind == "integer":
         return 1.0 / 4
     if c.kind == "yes_no":
@@ -41,6 +42,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("run_dir")
     ap.add_argument("--only-common", action="store_true")
+    ap.add_argument("--by-kind", action="store_true", help="also print each kind's count right")
     args = ap.parse_args()
     questions = load_questions(args.run_dir)
     got: dict[str, dict[str, bool]] = defaultdict(dict)
@@ -52,6 +54,12 @@ def main() -> None:
     print(f"{'agent':14s} {'n':>4s} {'exact %':>8s} {'chance %':>9s} {'acc - chance, 95% CI (points)':>32s}")
     for agent in sorted(got):
         qids = sorted(common if args.only_common else got[agent])
+        if args.by_kind:
+            for kind in sorted({questions[q].metadata.get("slug", "") for q in qids}):
+                ks = [q for q in qids if questions[q].metadata.get("slug") == kind]
+                right = sum(got[agent][q] for q in ks)
+                p_kind = 100 * chance(questions[ks[0]])
+                print(f"  {agent:12s} {kind:22s} {right}/{len(ks)} (chance {p_kind:.1f} %)")
         acc = np.array([got[agent][q] for q in qids], dtype=float)
         p = np.array([chance(questions[q]) for q in qids])
         diff = acc - p

@@ -29,3 +29,11 @@ def test_generate_then_render(tmp_path: Path) -> None:
     assert Image.open(png).size == (80, 60) and "turn_left" in res.output and "support" in res.output
     res = runner.invoke(app, ["house", "render", str(out), "--id", qs[0].id, "-a", "look_up", "-o", str(png)])
     assert res.exit_code == 1 and "legal actions" in res.output
+
+
+def test_generate_a_sample_of_a_split(tmp_path: Path) -> None:
+    out = tmp_path / "dev-1"
+    res = CliRunner().invoke(app, ["house", "generate", "--split", "dev", "--first", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    qs = read_questions(out / "questions.jsonl")
+    assert len(qs) == 8 and all(q.id.endswith("-s3000-0000") for q in qs)

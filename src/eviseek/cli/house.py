@@ -19,6 +19,9 @@ def generate(
         None, "--split", help="Write a named split (dev or test) instead; --seed and -n are ignored"
     ),
     n_rooms: int = typer.Option(6, "--rooms", min=2, help="Rooms per house (the splits use 6)"),
+    first: int | None = typer.Option(
+        None, "--first", min=1, help="With --split: keep the first N questions of each kind (a sample)"
+    ),
 ) -> None:
     """Generate house questions deterministically: the same seed and counts give identical files."""
     from eviseek.envs.house import generate_questions, load_split
@@ -26,6 +29,15 @@ def generate(
 
     if split is not None:
         qs = load_split(split)
+        if first is not None:
+            taken: dict[str, int] = {}
+            kept = []
+            for q in qs:
+                kind_of = str(q.metadata.get("slug"))
+                taken[kind_of] = taken.get(kind_of, 0) + 1
+                if taken[kind_of] <= first:
+                    kept.append(q)
+            qs = kept
     else:
         qs = generate_questions(n_per_kind, seed, kinds=kind, n_rooms=n_rooms)
     write_questions(out, qs, image_dir=None)
