@@ -263,3 +263,52 @@ async def test_closing_the_local_executor_closes_the_model_client() -> None:
         await executor.close()
     assert client.is_closed()
     assert not model._clients
+
+
+class _CancelSwallowingExecutor:
+    """Episodes that fail after a short wait, the first of which swallows a cancellation, as
+    ``asyncio.wait_for`` can before Python 3.12 when its episode ends at the moment of cancel."""
+
+    def __init__(self) -> None:
+        self.swallowed = 0
+
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+    async def run(self, agent: str, question: object, seed: int) -> Trajectory:
+        import asyncio
+
+        from eviseek.types import EpisodeResult
+
+        try:
+            await asyncio.sleep(0.3)
+        except asyncio.CancelledError:
+            if self.swallowed:
+                raise
+            self.swallowed += 1
+        qid = question.id  # type: ignore[attr-defined]
+        traj = Trajectory(episode_id=f"e-{qid}", question_id=qid, agent=agent, model="toy/oracle")
+        traj.result = EpisodeResult(question_id=qid, agent=agent, model="toy/oracle", error="boom")
+        return traj
+
+
+async def test_a_stopped_run_ends_even_when_a_worker_swallows_its_cancellation(tmp_path: Path) -> None:
+    """The breaker stops the run while a worker is inside an episode that ignores the cancel; the
+    run must still end with the breaker's error instead of waiting forever for a commit slot."""
+    import asyncio
+
+    data = write_questions_jsonl(tmp_path / "q.jsonl", make_questions(8))
+    executor = _CancelSwallowingExecutor()
+    run = evaluate(
+        _config(data, agents=["toy-seeker"], concurrency=1),
+        tmp_path / "run",
+        executor=executor,
+        progress=False,
+        max_failure_streak=2,
+    )
+    with pytest.raises(EviseekError, match=r"2 episodes in a row failed"):
+        await asyncio.wait_for(run, 30)
+    assert executor.swallowed == 1

@@ -358,13 +358,29 @@ async def _run_all(
                             raise t.exception()  # type: ignore[misc]
                 await committer.close()
             finally:
-                for t in [*workers, committer.task]:
-                    t.cancel()
-                await asyncio.gather(*workers, committer.task, return_exceptions=True)
+                await _cancel_all({*workers, committer.task})
                 await asyncio.to_thread(committer.shutdown)
     finally:
         await executor.close()
     return counts["ran"], counts["failed"]
+
+
+async def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` and wait until every one has ended.
+
+    A task can swallow a cancellation: before Python 3.12, ``asyncio.wait_for`` drops it when the
+    awaited episode finishes at the same moment (CPython gh-86296), so a worker would go on to its
+    next episode and then wait for a commit slot that a stopped committer never frees, hanging
+    the run. Cancelling again each round ends such a task at its next await.
+    """
+    pending = {t for t in tasks if not t.done()}
+    while pending:
+        for t in pending:
+            t.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.5)
+    for t in tasks:  # retrieve every outcome, so none is logged as never retrieved
+        if not t.cancelled():
+            t.exception()
 
 
 def run_eval(config: RunConfig, run_dir: str | Path, **kwargs: Any) -> EvalOutcome:
