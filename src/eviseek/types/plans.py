@@ -1,17 +1,23 @@
 """What agents keep in ``Trajectory.plan``: one typed record per kind of agent.
 
 ``Trajectory.plan`` holds one of the records of :data:`AgentPlan`; agents write it and readers
-(the answerer, replay, scoring, the viewer, AutoTool's scorer) read it by attribute. The saved
-JSON is the object agents wrote before the plan was typed, key for key: a record writes a field
-only when it was set or no longer holds its default (so an agent that never logged a coverage
-check writes no ``coverage`` key), and fields are declared in the order agents fill them.
+(the answerer, replay, scoring, the viewer, AutoTool's scorer) read it by attribute. A saved
+plan starts with its record's ``kind`` tag (``{"kind": "eviseek", ...}``); after it come the keys
+the agent filled: a record writes a field only when it was set or no longer holds its default (so
+an agent that never logged a coverage check writes no ``coverage`` key), and fields are declared
+in the order agents fill them. A plugin agent declares a record of its own (a :class:`PlanRecord`
+subclass with a ``plan_kind``) and registers it with :func:`register_plan`.
 
 Reading is lenient, so trajectories saved by older versions and by plugin agents still load:
 
-- which record a saved plan is, is read from its keys (``demands`` or ``subtasks``: EviSeek;
-  ``stretches`` or ``map``: the frontier baseline; ``official``: imported ESI-Bench answers;
-  AutoTool's ``declared``/``shown_size``; Single-model's ``ended_by``/``prompts``); anything else
-  is a :class:`ModePlan`, whose unknown keys are kept as extras and written back unchanged;
+- which record a saved plan is, is read from its ``kind`` tag. Plans saved before the tag existed
+  (legacy) have none; for those only, the record is inferred from the keys (``demands`` or
+  ``subtasks``: EviSeek; ``stretches`` or ``map``: the frontier baseline; ``official``: imported
+  ESI-Bench answers; AutoTool's ``declared``/``shown_size``; Single-model's
+  ``ended_by``/``prompts``), and such a record is written back without a tag, byte for byte as it
+  was read. Anything else, and a tag no record claims (a plugin that is not loaded), is a
+  :class:`ModePlan`, whose unknown keys (the tag included) are kept as extras and written back
+  unchanged;
 - every record keeps keys it does not declare;
 - a plan that does not fit its record at all loads as an :class:`UnreadPlan` that keeps the raw
   object and says what was wrong (the viewer shows both), instead of failing the whole load.
@@ -19,7 +25,7 @@ Reading is lenient, so trajectories saved by older versions and by plugin agents
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -27,9 +33,12 @@ from pydantic import (
     Discriminator,
     Field,
     JsonValue,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     Tag,
+    ValidatorFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 SubtaskStatus = Literal["pending", "active", "done", "timed_out", "blocked"]
@@ -37,14 +46,43 @@ SUBTASK_STATUSES: tuple[str, ...] = ("pending", "active", "done", "timed_out", "
 """The statuses a subtask moves through (anything else is shown as unknown)."""
 
 
+KIND_KEY = "kind"
+"""The key of a saved plan that names its record (:attr:`PlanRecord.plan_kind`)."""
+
+
 class PlanRecord(BaseModel):
     """Base of the plan records: keeps unknown keys and writes only the fields that were filled.
 
     A field is written when it was set (at construction or by assignment) or no longer equals its
-    default (a list appended to), so the JSON holds exactly the keys the agent filled.
+    default (a list appended to), so the JSON holds exactly the keys the agent filled. A record
+    that can stand as a whole ``Trajectory.plan`` names itself with :attr:`plan_kind`, written
+    first as the ``kind`` key; parts of a record (a decision, a stretch) have none.
     """
 
     model_config = ConfigDict(extra="allow")
+
+    plan_kind: ClassVar[str | None] = None
+    """The record's ``kind`` tag (``None``: a part of a record, never a whole plan)."""
+    _legacy: bool = PrivateAttr(default=False)
+    # Read from a plan saved before the tag existed: written back without one, as it was read.
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        self._legacy = False  # built by an agent, not read: a new record, written with its tag
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_kind(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if cls.plan_kind is None or not isinstance(value, dict):
+            return handler(value)
+        tagged = KIND_KEY in value
+        if tagged and value[KIND_KEY] == cls.plan_kind:
+            # The tag is the record's own, not a key to keep; any other value (a plugin record
+            # read as a ModePlan) stays as an extra and is written back unchanged.
+            value = {key: item for key, item in value.items() if key != KIND_KEY}
+        record = handler(value)
+        record._legacy = not tagged
+        return record
 
     @model_serializer(mode="wrap")
     def _filled_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -53,13 +91,18 @@ class PlanRecord(BaseModel):
             return data
         fields = type(self).model_fields
         filled = self.model_fields_set
-        return {
+        kept = {
             key: value
             for key, value in data.items()
             if key not in fields
             or key in filled
             or getattr(self, key) != fields[key].get_default(call_default_factory=True)
         }
+        if self.plan_kind is None or self._legacy:
+            return kept
+        # The tag goes first; a foreign one (a plugin record read as a ModePlan) is kept as read.
+        tag = kept.pop(KIND_KEY, self.plan_kind)
+        return {KIND_KEY: tag, **kept}
 
 
 # ---------------------------------------------------------------- EviSeek
@@ -138,6 +181,8 @@ class CoverageCheck(PlanRecord):
 class EviSeekPlan(PlanRecord):
     """EviSeek's plan (and its variants'): demands, subtasks, mode and the decision logs."""
 
+    plan_kind: ClassVar[str | None] = "eviseek"
+
     demands: list[Demand] = Field(default_factory=list)
     subtasks: list[Subtask] = Field(default_factory=list)
     mode: str = "active"
@@ -175,6 +220,8 @@ class ModePlan(PlanRecord):
     """The plan of an agent that records only its mode (Passive, Blind), and the record of any
     saved plan no other record fits (a plugin's): its other keys are kept as extras."""
 
+    plan_kind: ClassVar[str | None] = "mode"
+
     mode: str | None = None
 
 
@@ -195,6 +242,8 @@ class ESIBenchTurn(PlanRecord):
 
 class SingleModelPlan(PlanRecord):
     """Single-model's record (its ESI-Bench-prompt variant's too): why the episode ended."""
+
+    plan_kind: ClassVar[str | None] = "single_model"
 
     mode: str | None = None
     prompts: str | None = None
@@ -228,6 +277,8 @@ class FrontierMap(PlanRecord):
 class FrontierPlan(PlanRecord):
     """The frontier-exploration baseline's record: its stretches, why it ended, its map."""
 
+    plan_kind: ClassVar[str | None] = "frontier"
+
     mode: str | None = None
     stretches: list[FrontierStretch] = Field(default_factory=list)
     ended_by: str | None = None
@@ -236,6 +287,8 @@ class FrontierPlan(PlanRecord):
 
 class AutoToolPlan(PlanRecord):
     """The AutoTool agent's record: the mode it ran in and the image sizes it worked with."""
+
+    plan_kind: ClassVar[str | None] = "autotool"
 
     mode: str | None = None
     declared: bool = False
@@ -268,6 +321,8 @@ class ESIBenchOfficialOutcome(PlanRecord):
 class ESIBenchOfficialPlan(PlanRecord):
     """An answer imported from ESI-Bench's official evaluation: why it stopped, its verdict."""
 
+    plan_kind: ClassVar[str | None] = "esibench_official"
+
     ended_by: str | None = None
     mode: str | None = None
     official: ESIBenchOfficialOutcome = Field(default_factory=ESIBenchOfficialOutcome)
@@ -294,11 +349,16 @@ class UnreadPlan(BaseModel):
 
 
 def plan_kind(value: Any) -> str:
-    """Which record a plan is: the record's class for an instance, read from the keys for JSON."""
+    """Which built-in record a plan is: the record's class for an instance, its ``kind`` tag for
+    JSON, and for a legacy plan (saved before the tag) what its keys say."""
     if isinstance(value, BaseModel):
         return _KIND_OF_CLASS.get(type(value), "mode")
     if not isinstance(value, dict):
         return "mode"
+    if KIND_KEY in value:
+        kind = value[KIND_KEY]
+        return kind if isinstance(kind, str) and kind in _BUILT_IN_KINDS else "mode"
+    # Legacy plans only: recognised by the keys their agents wrote.
     if "demands" in value or "subtasks" in value:
         return "eviseek"
     if "stretches" in value or "map" in value:
@@ -321,6 +381,37 @@ _KIND_OF_CLASS: dict[type, str] = {
     ModePlan: "mode",
     UnreadPlan: "unread",
 }
+_BUILT_IN_KINDS = frozenset(kind for kind in _KIND_OF_CLASS.values() if kind != "unread")
+
+_PLUGIN_PLANS: dict[str, type[PlanRecord]] = {}
+
+
+def register_plan(record: type[PlanRecord]) -> type[PlanRecord]:
+    """Let a plugin agent keep a record of its own in ``Trajectory.plan``.
+
+    ``record`` subclasses :class:`PlanRecord` and names its ``plan_kind`` (not a built-in one);
+    saved plans tagged with that kind load as it. Usable as a class decorator. Registering the
+    same class again is a no-op; another class under a taken kind is a ``ValueError``.
+    """
+    kind = record.plan_kind
+    if not (isinstance(record, type) and issubclass(record, PlanRecord)) or not kind:
+        raise ValueError(f"{record!r}: a plan record subclasses PlanRecord and names its plan_kind")
+    taken = _PLUGIN_PLANS.get(kind)
+    if kind in _BUILT_IN_KINDS or kind == "unread" or (taken is not None and taken is not record):
+        raise ValueError(f"plan kind {kind!r} is already taken")
+    _PLUGIN_PLANS[kind] = record
+    return record
+
+
+def plugin_plan(value: Any) -> type[PlanRecord] | None:
+    """The registered plugin record a plan is (an instance of it, or JSON tagged with its kind)."""
+    if isinstance(value, PlanRecord):
+        record = _PLUGIN_PLANS.get(type(value).plan_kind or "")
+        return record if record is type(value) else None
+    if isinstance(value, dict) and isinstance(value.get(KIND_KEY), str):
+        return _PLUGIN_PLANS.get(value[KIND_KEY])
+    return None
+
 
 AgentPlan = Annotated[
     Annotated[EviSeekPlan, Tag("eviseek")]
@@ -332,4 +423,5 @@ AgentPlan = Annotated[
     | Annotated[UnreadPlan, Tag("unread")],
     Discriminator(plan_kind),
 ]
-"""What ``Trajectory.plan`` holds: the record of the agent that ran the episode."""
+"""What ``Trajectory.plan`` holds: the record of the agent that ran the episode (or a plugin's
+record, registered with :func:`register_plan`; ``Trajectory`` reads and writes those itself)."""

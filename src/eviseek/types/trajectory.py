@@ -7,13 +7,22 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+)
 
 from eviseek.types.atomic import write_atomic
 from eviseek.types.image import Image
 from eviseek.types.messages import ChatMessage, ImagePart, ModelCall, Usage, total_tokens
 from eviseek.types.observation import Action, Feedback, Pose, StepResult
-from eviseek.types.plans import AgentPlan, ModePlan, UnreadPlan
+from eviseek.types.plans import AgentPlan, ModePlan, PlanRecord, UnreadPlan, plugin_plan
 from eviseek.types.question import Question
 
 DECISION_STAGES = frozenset({"seek", "single_step", "explore_check"})
@@ -179,14 +188,25 @@ class Trajectory(BaseModel):
     @classmethod
     def _plan_or_unread(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         """A saved plan that fits no record loads as an :class:`UnreadPlan` (kept, with why)
-        rather than making the whole trajectory unreadable."""
+        rather than making the whole trajectory unreadable. A plugin's registered record
+        (:func:`eviseek.types.plans.register_plan`) is read here, outside the built-in union."""
+        record = plugin_plan(value)
         try:
-            return handler(value)
+            return handler(value) if record is None else record.model_validate(value)
         except ValidationError as exc:
             problems = [
                 f"plan.{'.'.join(str(p) for p in err['loc'][1:])}: {err['msg']}" for err in exc.errors()
             ]
             return UnreadPlan(raw=value, problems=problems)
+
+    @field_serializer("plan", mode="wrap")
+    def _plan_as_saved(
+        self, plan: Any, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        """A plugin's record is written by its own class (the built-in union does not list it)."""
+        if isinstance(plan, PlanRecord) and plugin_plan(plan) is not None:
+            return plan.model_dump(mode="json" if info.mode_is_json() else "python")
+        return handler(plan)
 
     def log(self, kind: str, message: str, **kw: Any) -> EpisodeEvent:
         """Append an event and return it."""

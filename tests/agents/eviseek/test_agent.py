@@ -75,9 +75,9 @@ async def test_episode_follows_the_plan_convention(question: Question) -> None:
     ]
     assert [(s.id, s.demand, s.status) for s in plan.subtasks] == [(1, 1, "done"), (2, 2, "done")]
     assert plan.subtasks[0].steps == [1, 2, 3, 4, 5, 6] and plan.subtasks[1].steps == [7, 8]
-    # The saved plan holds the keys the agent filled, in the order it filled them, none left over.
+    # The saved plan holds its kind tag, then the keys the agent filled, in the order it filled them.
     saved = traj.model_dump(mode="json")["plan"]
-    assert list(saved) == ["demands", "subtasks", "mode", "initial_frame_id", "intents", "decisions"]
+    assert list(saved) == ["kind", "demands", "subtasks", "mode", "initial_frame_id", "intents", "decisions"]
     assert not plan.model_extra and saved["decisions"][0] == {
         "index": 1,
         "subtask": 1,
