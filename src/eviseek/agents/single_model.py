@@ -75,6 +75,10 @@ class SingleModelAgent:
             return Action(name=self.config.default_action)
         return Action(name=names[0]) if names else None
 
+    # Long (about 140 lines) on purpose: one decide / stop / act loop (the phases are marked inside),
+    # whose state (views so far, an action's motion frames, the text history, the last answer and its
+    # images, the legal actions, why it ended) every phase reads and writes. Split into methods, that
+    # state would travel as ten arguments or live on the agent object instead of the episode.
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
         """Run one episode and return its trajectory."""
         if self.config.esibench_hooks:

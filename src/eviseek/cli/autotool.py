@@ -23,6 +23,8 @@ app = typer.Typer(no_args_is_help=True)
 
 
 @app.command("eval")
+# Long because Typer declares each flag as a parameter with its help text: the signature is the
+# flag table (about 50 lines); the body is about 60.
 def eval_cmd(
     model: str = typer.Option(..., "--model", "-m", help="provider/name, e.g. openai/Qwen2.5-VL-7B-Instruct"),
     dataset: str = typer.Option(

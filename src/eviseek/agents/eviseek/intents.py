@@ -85,6 +85,10 @@ class IntentLibrary:
         return all(n in self.prim for n in names)
 
     # --- the offer -----------------------------------------------------------------------------
+    # Long (about 150 lines) on purpose: one block per intent, in the order the seeker is offered
+    # them, each guarded by the primitives it compiles to. Kept as one flat table so that the offer's
+    # order and the shared step sizes (turn, tilt, caps) read in one place; a helper per intent would
+    # add indirection without removing a line.
     def _build(self) -> list[IntentSpec]:
         if self.atomic_only:
             return [
