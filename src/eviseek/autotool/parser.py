@@ -155,6 +155,9 @@ def check_call(name: Any, arguments: Any, raw: str = "") -> ToolCall:
     return call
 
 
+# Long because it is one pass over a turn's tags (mode tokens, then the blocks, then the rules for
+# the whole turn), and each block updates state the later rules read (the declared mode, unclosed
+# tags, text outside blocks); split, that state would have to travel between the parts.
 def parse_turn(text: Any, *, first: bool = True, mode: Mode | None = None) -> ParsedTurn:
     """Parse one assistant turn.
 

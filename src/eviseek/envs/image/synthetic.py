@@ -100,6 +100,9 @@ def _free_box(rng: np.random.Generator, w: int, h: int, size: int, taken: list[t
     return box  # crowded: accept an overlap rather than loop forever
 
 
+# Long because it draws one question's scene as a fixed sequence of random draws, then writes the
+# text and metadata from them. The draw order is part of what a seed means (reordering changes
+# every generated question), so the steps stay in one sequence that reads top to bottom.
 def synthetic_question(
     seed: int, config: SyntheticConfig | None = None, *, needs_zoom: bool | None = None
 ) -> SyntheticQuestion:

@@ -119,6 +119,9 @@ def _coerce_box(bbox: Any) -> list[float] | ZoomError:
     return out
 
 
+# Long because every way a requested box can be wrong gets its own message for the model, checked
+# in order (read, clamp in the shown frame, map to original pixels, size), after a docstring that
+# spells out both frames; about a quarter of it is that docstring.
 def zoom(
     image: Image | np.ndarray | Any,
     bbox: Any,

@@ -37,6 +37,9 @@ def _expect_status(http: RemoteHttp, method: str, path: str, body: bytes | None,
     return ""
 
 
+# Long because the conformance suite is a list of small checks, each a closure over the server's
+# address, token and question, run in the order listed at its end; kept together so the suite
+# reads as that list.
 def check_server(
     url: str,
     token: str,

@@ -228,6 +228,10 @@ class ActionOrderInferenceFamily(TaskFamily):
 
     # -- ours: the order form --------------------------------------------------------
 
+    # Long because it draws one question's scene as a fixed sequence of random draws, then writes the
+    # text and metadata from them. The draw order is part of what a seed means (reordering changes
+    # every generated question, and with it the generator version), so the steps stay in one
+    # sequence that reads top to bottom.
     def _order_form(self, rng: np.random.Generator, want: str) -> TaskDraft:
         cols = colors(rng, 5)
         heading = float(rng.uniform(0, 360))  # the camera looks along this direction

@@ -85,6 +85,10 @@ class AgentObservationFamily(TaskFamily):
     subcategory = "Agent Observation"
     slug = "agent_observation"
 
+    # Long because it draws one question's scene as a fixed sequence of random draws, then writes the
+    # text and metadata from them. The draw order is part of what a seed means (reordering changes
+    # every generated question, and with it the generator version), so the steps stay in one
+    # sequence that reads top to bottom.
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = colors(rng, 3)
         shape = pick(rng, SHAPES)

@@ -257,6 +257,10 @@ class ConnectivityFamily(TaskFamily):
     slug = "connectivity"
     designs = ("yes", "no")  # connected / not, alternating (coin flips gave 17 of 25 "yes")
 
+    # Long because it draws one question's scene as a fixed sequence of random draws, then writes the
+    # text and metadata from them. The draw order is part of what a seed means (reordering changes
+    # every generated question, and with it the generator version), so the steps stay in one
+    # sequence that reads top to bottom.
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cell = float(rng.uniform(0.17, 0.2))
         height = float(rng.uniform(0.07, 0.09))

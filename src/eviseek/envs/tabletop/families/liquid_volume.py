@@ -220,6 +220,10 @@ class LiquidVolumeFamily(TaskFamily):
             },
         )
 
+    # Long because it draws one question's scene as a fixed sequence of random draws, then writes the
+    # text and metadata from them. The draw order is part of what a seed means (reordering changes
+    # every generated question, and with it the generator version), so the steps stay in one
+    # sequence that reads top to bottom.
     def _capacity(self, rng: np.random.Generator, *, larger_first: bool, by_side: bool = False) -> TaskDraft:
         cols = colors(rng, 2)
         # The bowl is drawn first; the cup's capacity is the bowl's times or over 1.15-1.4 (a coin
