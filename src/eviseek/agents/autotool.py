@@ -155,6 +155,10 @@ class AutoToolAgent:
             "generate": self.generate.model_dump(exclude_none=True),
         }
 
+    # Long because it is the paper's episode as written (appendix A.2): the prompt by benchmark kind
+    # (grounding, the benchmark's own, the protocol's), then the turns of model call, parse and zoom,
+    # then the record. The turn loop's state (messages, mode, answer, images of the last call) is
+    # read again after the loop.
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
         """Run one episode and return its trajectory (``result`` unscored)."""
         start = time.perf_counter()

@@ -330,6 +330,10 @@ class OpenAICompatModel:
             notes=notes,
         )
 
+    # Long because it is the one place where a request's outcomes are told apart (a reply, a reply of
+    # the wrong shape, a refused parameter, a retryable or a configuration HTTP status, a timeout, a
+    # refused or dropped connection, a body that is not JSON), each turned into one Failure that the
+    # shared retry budget judges; one loop keeps every outcome's way back to the retry visible.
     async def _call_with_retries(
         self,
         client: Any,

@@ -203,6 +203,9 @@ def _answer_span(ids: list[int], open_id: int, close_id: int) -> list[int]:
     return out
 
 
+# Long because its docstring documents every masking and sampling option (about 20 lines) and the
+# body is one plain loop in two parts, encoding with the masks and then the steps (with the
+# optional check); both share the encoded examples, their target counts and the seeded generator.
 def warmup_sft(
     model: Any,
     processor: Any,
