@@ -103,6 +103,9 @@ class FrontierAgent:
         self.config = build_config(FrontierConfig, config, overrides)
         self.name = name
 
+    # Long because it is one check / explore loop (ask whether the views so far suffice, else walk a
+    # stretch to a frontier) between the episode's start and its answer; the loop's state (the map
+    # and pose, the last answer and its images, why it ended) is read again after it.
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
         """Run one episode and return its trajectory."""
         cfg = self.config

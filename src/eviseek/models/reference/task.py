@@ -202,6 +202,9 @@ def option_ref(option: str) -> ObjectRef | None:
     return found[0] if len(found) == 1 else None
 
 
+# Long because it is one ordered table of question phrasings, one branch per kind of question;
+# the order matters (a more specific phrasing is tested before a general one, such as "in the
+# mirror" before "closer"), which one chain of branches shows and separate helpers would hide.
 def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Task:
     """Work out what ``question`` asks, using the answer contract in ``metadata`` when present.
 
