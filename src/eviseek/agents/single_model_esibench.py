@@ -54,6 +54,9 @@ def _to_action(command: str, legal: list[ActionSpec]) -> Action:
     return Action(name="physical", args={"command": text})
 
 
+# Long because it replays ESI-Bench's own episode loop step for step (save the view, ask with the
+# benchmark's prompt, read, stop rule, act, record the turn in its history form), then its forced
+# choice; keeping the sequence in one place is what makes it comparable with the official code.
 async def run_with_esibench_hooks(
     agent: Any, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0
 ) -> Trajectory:

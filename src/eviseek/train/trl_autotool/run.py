@@ -161,6 +161,9 @@ def load_model_and_processor(cfg: AutoToolTrainConfig) -> tuple[Any, Any, str]:
     return model, processor, path
 
 
+# Long because it is the one place where a config becomes a trainer, in the order the parts depend
+# on each other (model, data, tool env, warm-up, rewards, generation settings, TRL's config, the
+# trainer); about 30 lines are the flat mapping of our GRPO settings onto TRL's GRPOConfig.
 def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | None = None) -> AutoToolRun:
     """Load the model, prepare data, run the warm-up, and build TRL's ``GRPOTrainer``."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")

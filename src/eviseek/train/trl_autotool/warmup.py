@@ -328,6 +328,9 @@ def warmup_sft(
     return report
 
 
+# Long because its docstring explains why the crop phase rehearses the other rows (about 15
+# lines), and the two phases are two calls of warmup_sft with about 15 arguments each, whose
+# reports are merged; the body itself is short.
 def run_warmup(
     model: Any,
     processor: Any,
