@@ -99,8 +99,8 @@ PromptStyle = Literal["official", "autotool"]
 PROMPT_STYLES: tuple[str, ...] = ("official", "autotool")
 
 
-# Long because it maps three releases (MathVista, MathVerse, WeMath), in their parquet/JSON and
-# TSV forms, onto one Question per row: one loop whose body reads each column the releases name
+# Long because it maps every release of REASONING_BENCHMARKS, in their parquet/JSON and TSV
+# forms, onto one Question per row: one loop whose body reads each column the releases name
 # differently and keeps what the official prompts and scorers need in the metadata.
 def load_reasoning(
     benchmark: str,
