@@ -59,6 +59,9 @@ class HeldOutResult(BaseModel):
     stats: dict[str, float] = Field(default_factory=dict)
 
 
+# Long because it is one greedy rollout per row with the real zoom tool (render, generate, run the
+# tool call, repeat up to max_turns), then the row's scores and the summary; the turn loop and the
+# scoring share the rendered messages, the shown images and the tool's call log.
 def evaluate_policy(
     model: Any,
     processor: Any,

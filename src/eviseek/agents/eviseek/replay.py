@@ -26,6 +26,9 @@ def _known_config(data: dict[str, object]) -> EviSeekConfig:
     return EviSeekConfig.model_validate({k: v for k, v in data.items() if k in fields})
 
 
+# Long because it copies the recorded episode with only its answering calls removed, reloads every
+# image the answer may need, and then asks one of the two answering calls (on an action's frames,
+# or from the chosen memory); the docstring spells out what the copy keeps.
 async def replay_answer(
     trajectory: Trajectory | str | Path,
     question: Question,

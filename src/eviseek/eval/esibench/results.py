@@ -287,6 +287,10 @@ def _validate(data: dict[str, Any]) -> None:
         raise ValueError("history is not a list")
 
 
+# Long because it is one transaction: refuse an output folder it must not touch (each case with
+# its own message), build the run in a temporary folder, convert every answer file (one bad file
+# never costs the rest), then publish by rename; the parts share the temporary folder, the store
+# and the report.
 def import_results(
     results_root: str | Path,
     questions: list[Question],
