@@ -150,7 +150,11 @@ def variant_config(
 ) -> AutoToolTrainConfig:
     """The config of one GRPO variant: the learning-run file, a preset, starting from the warmed model."""
     base = {"tiny_model": None, "model": str(warm_dir), "warmup.steps": 0, "output_dir": str(out)}
-    return load_config(config_path, {**base, **(overrides or {})}, preset=preset)
+    # The variant starts from the warmed checkpoint, so the tiny model's init settings (a seed's
+    # ``tiny_model.seed``) no longer apply; left in, they would build ``tiny_model`` again beside
+    # ``model``, which the config refuses.
+    kept = {k: v for k, v in (overrides or {}).items() if not k.startswith("tiny_model.")}
+    return load_config(config_path, {**base, **kept}, preset=preset)
 
 
 def evaluate_saved(

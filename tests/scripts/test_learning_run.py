@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from autotool_learning.report import check_goals, write_report
-from autotool_learning.run import evaluate_saved, run_variant, warm_start
+from autotool_learning.run import evaluate_saved, run_variant, variant_config, warm_start
 
 from eviseek.errors import ConfigError
 from eviseek.train.autotool_config import AutoToolTrainConfig
@@ -264,3 +264,14 @@ def test_crop_check_config_errors_name_the_field(tmp_path: Path) -> None:
         _config(tmp_path, warmup={"steps": 2, "crop_check": check})
     with pytest.raises(ValueError, match="max_crop_steps"):
         _config(tmp_path, warmup={"steps": 2, "crop_steps": 10, "crop_check": {**check, "max_crop_steps": 5}})
+
+
+def test_a_seeds_variant_starts_from_the_warmed_model(tmp_path: Path) -> None:
+    """``--seed S`` sets ``tiny_model.seed``; a GRPO variant must still build from the warm-up's
+    checkpoint alone (with the seed left in, the config held both ``model`` and ``tiny_model`` and
+    every variant of a seed other than 0 exited at once)."""
+    config = Path(__file__).resolve().parents[2] / "examples" / "configs" / "autotool_learning_run.yaml"
+    seed = {"tiny_model.seed": 2, "grpo.seed": 2, "data.tag_grid.seed": 22}
+    cfg = variant_config(config, tmp_path / "warm", tmp_path / "autotool", preset="autotool", overrides=seed)
+    assert cfg.model == str(tmp_path / "warm") and cfg.tiny_model is None
+    assert cfg.grpo.seed == 2 and cfg.data.tag_grid is not None and cfg.data.tag_grid.seed == 22
