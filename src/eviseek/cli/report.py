@@ -36,7 +36,8 @@ def report(
     ),
 ) -> None:
     """Write index.html (self-contained), report.md, results.csv and summary.json."""
-    from eviseek.cli.errors import fail, os_error, require_folder
+    from eviseek.cli.errors import EXIT_USAGE, fail, os_error, require_folder
+    from eviseek.eval.families import CompareError
     from eviseek.eval.report import build_report
 
     require_folder(out)
@@ -53,6 +54,8 @@ def report(
             episodes=episodes,
             compare=compare,
         )
+    except CompareError as exc:  # a wrong --compare is a bad flag
+        fail(str(exc), EXIT_USAGE)
     except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
         fail(str(exc))
     except OSError as exc:  # a read-only run directory, a full disk

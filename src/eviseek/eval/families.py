@@ -65,6 +65,11 @@ def paper_pairs(systems: Sequence[SystemResults]) -> list[tuple[str, str]]:
     return pairs
 
 
+class CompareError(ValueError):
+    """``--compare`` names no valid family (unknown systems, a system against itself, a pair twice):
+    a usage error, which the CLI reports with exit code 2."""
+
+
 def _split_pair(item: str, labels: Sequence[str]) -> tuple[str, str]:
     # Labels may hold ':' themselves (eviseek:no_board), so try every ':' as the separator.
     cuts = [i for i, ch in enumerate(item) if ch == ":"]
@@ -73,10 +78,10 @@ def _split_pair(item: str, labels: Sequence[str]) -> tuple[str, str]:
     if len(known) == 1:
         return known[0]
     if not known:
-        raise ValueError(
+        raise CompareError(
             f"--compare: {item!r} is not two known systems written A:B; known systems: {', '.join(labels)}"
         )
-    raise ValueError(f"--compare: {item!r} can be read as more than one pair; write it another way")
+    raise CompareError(f"--compare: {item!r} can be read as more than one pair; write it another way")
 
 
 def choose_family(systems: Sequence[SystemResults], compare: str | None = None) -> ComparisonFamily:
@@ -106,13 +111,13 @@ def choose_family(systems: Sequence[SystemResults], compare: str | None = None) 
         )
     items = [item for item in spec.split(",") if item.strip()]
     if not items:
-        raise ValueError("--compare: give 'paper', 'all' or pairs written A:B,C:D")
+        raise CompareError("--compare: give 'paper', 'all' or pairs written A:B,C:D")
     pairs = [_split_pair(item, labels) for item in items]
     same = [a for a, b in pairs if a == b]
     if same:
-        raise ValueError(f"--compare: {same[0]}:{same[0]} compares a system with itself; name two systems")
+        raise CompareError(f"--compare: {same[0]}:{same[0]} compares a system with itself; name two systems")
     if len({frozenset(p) for p in pairs}) != len(pairs):
-        raise ValueError(
+        raise CompareError(
             "--compare: a pair is listed twice (A:B and B:A are the same comparison); each comparison "
             "counts once in the Holm family"
         )
