@@ -262,7 +262,7 @@ def test_report_cli(run_one: Path, tmp_path: Path) -> None:
     wrong = runner.invoke(
         app, ["report", str(run_one), "--out", str(tmp_path / "w"), "--compare", "eviseek:nope"]
     )
-    assert wrong.exit_code == 1 and "not two known systems" in wrong.output
+    assert wrong.exit_code == 2 and "not two known systems" in wrong.output
     assert (out / "index.html").is_file() and not (out / "episodes").exists()
     bad = runner.invoke(app, ["report", str(tmp_path / "missing")])
     assert bad.exit_code == 1
