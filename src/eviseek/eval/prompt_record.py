@@ -38,9 +38,11 @@ def save_templates(run_dir: str | Path) -> Path:
     return target
 
 
-def _render(message: ChatMessage) -> str:
+def render_message(message: ChatMessage) -> tuple[str, int]:
+    """A message as text, each image replaced by a numbered ``[image N]`` placeholder, and the
+    number of images it held."""
     if isinstance(message.content, str):
-        return message.content
+        return message.content, 0
     out: list[str] = []
     n = 0
     for part in message.content:
@@ -50,7 +52,7 @@ def _render(message: ChatMessage) -> str:
         else:
             n += 1
             out.append(f"[image {n}]")
-    return "\n".join(out)
+    return "\n".join(out), n
 
 
 def save_first_prompt(run_dir: str | Path, traj: Trajectory) -> Path | None:
@@ -68,7 +70,7 @@ def save_first_prompt(run_dir: str | Path, traj: Trajectory) -> Path | None:
         "",
     ]
     for m in call.messages:
-        lines += [f"## {m.role}", "", _render(m), ""]
+        lines += [f"## {m.role}", "", render_message(m)[0], ""]
     with contextlib.suppress(FileExistsError), open(path, "x", encoding="utf-8") as fh:
         fh.write("\n".join(lines))
         return path

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from eviseek.errors import ConfigError
+from eviseek.eval.prompt_record import render_message
 from eviseek.types import ChatMessage, Completion, GenerateConfig, Question
 
 DEFAULT_AGENTS = ("passive:paper", "single-model", "eviseek:paper")
@@ -62,18 +63,8 @@ class FirstRequest(BaseModel):
 
 
 def _message(m: ChatMessage) -> PromptMessage:
-    if isinstance(m.content, str):
-        return PromptMessage(role=m.role, text=m.content)
-    out: list[str] = []
-    n = 0
-    for part in m.content:
-        text = getattr(part, "text", None)
-        if text is not None:
-            out.append(str(text))
-        else:
-            n += 1
-            out.append(f"[image {n}]")
-    return PromptMessage(role=m.role, text="\n".join(out), images=n)
+    text, images = render_message(m)
+    return PromptMessage(role=m.role, text=text, images=images)
 
 
 def find_question(questions: list[Question], qid: str) -> Question:
