@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from eviseek.errors import ConfigError
 
@@ -53,3 +54,30 @@ def task_module(pipeline: ModuleType, task: str) -> ModuleType:
         return pipeline.load_task_module(task)  # type: ignore[no-any-return]
     except ImportError as exc:
         raise ConfigError(f"ESI-Bench task module {task!r} cannot be imported ({exc})") from exc
+
+
+def runner_config(
+    pipeline: ModuleType, task: str, source: Path, *, threshold: float, min_steps: int, max_steps: int = 30
+) -> Any:
+    """The official runner's config for one question file, as its command line would build it with
+    ESI-Bench's own decoding defaults (temperature 0.2, top_p 0.9) and no model or output folder: the
+    task hooks read it, nothing here runs the official agent."""
+    return pipeline.ActiveExploreConfig(
+        task=task,
+        metadata=source,
+        question_index=0,
+        json_root=None,
+        results_root=Path("."),
+        step_image_root=Path("."),
+        provider="eviseek",
+        model=None,
+        api_key=None,
+        max_steps=max_steps,
+        min_steps=min_steps,
+        threshold=threshold,
+        max_new_tokens=1024,
+        temperature=0.2,
+        top_p=0.9,
+        robot="R1",
+        overwrite=True,
+    )

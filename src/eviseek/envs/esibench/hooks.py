@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from eviseek.envs.esibench.checkout import import_pipeline, task_module
+from eviseek.envs.esibench.checkout import import_pipeline, runner_config, task_module
 from eviseek.errors import ConfigError
 from eviseek.types import Question
 
@@ -36,24 +36,13 @@ class ESIBenchTaskHooks:
         self.task = task_module(pipeline, str(task))
         chosen = pipeline.select_question(Path(str(source)), 0, None)
         self.payload = chosen.payload
-        self.config = pipeline.ActiveExploreConfig(
-            task=task,
-            metadata=chosen.source_path,
-            question_index=0,
-            json_root=None,
-            results_root=Path("."),
-            step_image_root=Path("."),
-            provider="eviseek",
-            model=None,
-            api_key=None,
-            max_steps=max_steps,
-            min_steps=min_steps,
+        self.config = runner_config(
+            pipeline,
+            task,
+            chosen.source_path,
             threshold=threshold,
-            max_new_tokens=1024,
-            temperature=0.2,
-            top_p=0.9,
-            robot="R1",
-            overwrite=True,
+            min_steps=min_steps,
+            max_steps=max_steps,
         )
         self.state = pipeline.task_preprocess(self.task, self.payload, chosen.source_path, self.config)
         self.camera_info = self.task.initial_camera(self.payload)[2]

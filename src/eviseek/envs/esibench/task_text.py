@@ -27,6 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from eviseek.envs.esibench.checkout import runner_config
+
 CAMERA_PRIMITIVES = frozenset(
     {
         "move_forward",
@@ -202,28 +204,6 @@ def guidance_of(system_prompt: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def _config(pipeline: Any, task: str, source: Path, *, threshold: float, min_steps: int) -> Any:
-    return pipeline.ActiveExploreConfig(
-        task=task,
-        metadata=source,
-        question_index=0,
-        json_root=None,
-        results_root=Path("."),
-        step_image_root=Path("."),
-        provider="eviseek",
-        model=None,
-        api_key=None,
-        max_steps=30,
-        min_steps=min_steps,
-        threshold=threshold,
-        max_new_tokens=1024,
-        temperature=0.2,
-        top_p=0.9,
-        robot="R1",
-        overwrite=True,
-    )
-
-
 def task_text(
     pipeline: Any,
     tasks: dict[str, Any],
@@ -249,7 +229,7 @@ def task_text(
             camera_info = dict(module.initial_camera(payload)[2] or {})
         except Exception:
             camera_info = {}
-    config = _config(pipeline, task, Path(source), threshold=threshold, min_steps=min_steps)
+    config = runner_config(pipeline, task, Path(source), threshold=threshold, min_steps=min_steps)
     state = pipeline.task_preprocess(module, payload, Path(source), config) or {}
     return task_text_of(
         pipeline,
