@@ -3,7 +3,8 @@ of each reasoning mode, and the cost of an answer in each mode.
 
 * :func:`summarize` - per split and overall: accuracy, share of tool-on episodes, zoom calls per
   episode, tokens and latency, plus the benchmark's own figure (HR-Bench accuracy averaged over
-  option cycles, POPE accuracy/precision/recall/F1/yes-ratio, grounding mean IoU).
+  option cycles, POPE accuracy/precision/recall/F1/yes-ratio, grounding mean IoU, DynaMath's
+  worst case, WeMath's four-dimensional metrics of :mod:`eviseek.autotool.wemath`).
 * :func:`mode_shares` - the share of tool-on and tool-off episodes per benchmark: what the
   AutoTool paper's Figure 3 plots (the paper: V* and HR-Bench lean to tool-on, POPE to tool-off).
 * :func:`mode_costs` - per mode: model calls, tokens and latency per answer. The paper's Table 8
@@ -22,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from eviseek.answers import parse_yes_no
+from eviseek.autotool.wemath import four_dimensional
 from eviseek.types import EpisodeResult, Question
 
 MODES = ("tool_on", "tool_off")
@@ -208,6 +210,7 @@ def headline_metrics(rows: list[EpisodeResult], questions: Sequence[Question], k
         headline.update(reasonseg_metrics(rows, questions))
     elif kind == "reasoning":
         headline.update(dynamath_worst_case(rows, questions))
+        headline.update(four_dimensional(rows, questions).headline())
     return headline
 
 

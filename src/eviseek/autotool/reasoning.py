@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eviseek.autotool.datasets import ImageStore, iter_rows, with_options
+from eviseek.autotool.wemath import wemath_part
 from eviseek.errors import ConfigError
 from eviseek.types import AnswerContract, Question
 
@@ -165,6 +166,14 @@ def load_reasoning(
         for k in (*keys, "qid", "varid", "knowledge_level"):
             if row.get(k) not in (None, ""):
                 meta[k] = str(row[k])
+        qid = _first(row, _ID_KEYS)
+        part = wemath_part(row.get("key")) if name == "wemath" else None
+        if part is not None and row.get("ID") not in (None, ""):
+            # WeMath's ID names the problem, shared by the whole problem and its sub-problems;
+            # its key names the part. Both go into the question's id, which must be unique,
+            # and the problem into the metadata for the four-dimensional metrics.
+            meta["wemath_id"] = str(row["ID"])
+            qid = f"{row['ID']}-{part[1]}"
         if options and letters is not None:
             text, truth, contract = (
                 with_options(str(question), options),
@@ -175,7 +184,7 @@ def load_reasoning(
             text, truth, contract = str(question), str(answer).strip(), AnswerContract(kind="text")
         out.append(
             Question(
-                id=f"{name}-{_first(row, _ID_KEYS) if _first(row, _ID_KEYS) is not None else i}",
+                id=f"{name}-{qid if qid is not None else i}",
                 text=text,
                 contract=contract,
                 family=name,

@@ -90,7 +90,8 @@ def autotool_tables(sections: Sequence[AutoToolSection]) -> dict[str, Table]:
         title="AutoTool: benchmark metrics",
         caption="Accuracy and each benchmark's own figure: HR-Bench accuracy per category averaged "
         "over option cycles, POPE precision/recall/F1/yes-ratio (yes is positive), grounding mean IoU "
-        "(correct at IoU >= 0.5).",
+        "(correct at IoU >= 0.5), DynaMath's worst case, WeMath's four-dimensional metrics (IK, IG, "
+        "CM, RM and the score, strict and loose).",
         columns=(["System"] if multi else []) + ["Benchmark", "Metric", "Value"],
     )
     for sec in sections:
