@@ -487,9 +487,30 @@ def seed_summary(out: Path) -> dict[str, Any]:
         "on_no": st.get("tool_on_share_no_need"),
         "accuracy": st.get("accuracy"),
     }
+    rec.update(release_shares(main) if main is not None else {})
     goals = check_goals(warm_eval, results)
     rec["goals_met"] = sum(g.met for g in goals[:3]) if len(goals) >= 3 else None
     return rec
+
+
+def release_shares(r: VariantResult, window: int = 5) -> dict[str, float | None]:
+    """What the training rollouts did around AMB's release: the mean |ratio_on - 0.5| while AMB
+    held, and the tool-on share on no-need questions over the last ``window`` steps before the
+    release and the last ``window`` released steps (``None`` where a series is missing)."""
+    rel = _release_step(r)
+    ratio = r.series.get("amb/ratio_on") or []
+    held = [float(v) for v in ratio[: rel if rel is not None else len(ratio)] if v is not None]
+    no_need = r.series.get("autotool/tool_on_share_no_need") or []
+
+    def mean(values: list[float | None]) -> float | None:
+        known = [float(v) for v in values if v is not None]
+        return sum(known) / len(known) if known else None
+
+    return {
+        "amb_dev": mean([abs(v - 0.5) for v in held]),
+        "train_no_pre": mean(no_need[max(0, rel - window) : rel]) if rel is not None else None,
+        "train_no_post": mean(no_need[max(rel, len(no_need) - window) :]) if rel is not None else None,
+    }
 
 
 SEED_COLUMNS = (
@@ -502,6 +523,9 @@ SEED_COLUMNS = (
     ("on_need", "GRPO tool-on, need-zoom (goal >= 0.8)"),
     ("on_no", "GRPO tool-on, no-need (goal <= 0.3)"),
     ("accuracy", "GRPO accuracy (goal >= best warm-up)"),
+    ("amb_dev", "AMB mean \\|ratio_on - 0.5\\| before release (goal <= 0.15)"),
+    ("train_no_pre", "rollouts' tool-on share, no-need, last 5 steps before release"),
+    ("train_no_post", "rollouts' tool-on share, no-need, last 5 steps (released)"),
 )
 
 

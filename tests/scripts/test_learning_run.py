@@ -197,11 +197,18 @@ def _save_seed(out: Path, *, greedy: float, always: float, never: float, grpo: f
     )
     (out / "warm" / "heldout.json").write_text(ev.model_dump_json())
     stats = {"accuracy": grpo, "tool_on_share_need_zoom": on_need, "tool_on_share_no_need": 0.1}
+    # Eight steps, AMB released for the last two: no-need rollouts went from 0.2 to 1.0 tool-on.
+    series: dict[str, list[float | None]] = {
+        "amb/released": [0.0] * 6 + [1.0] * 2,
+        "amb/ratio_on": [0.5, 0.7, None, 0.4, 0.5, 0.6, 0.9, 1.0],
+        "autotool/tool_on_share_no_need": [0.0, 0.0, 0.2, 0.2, 0.2, 0.2, 1.0, 1.0],
+    }
     res = VariantResult(
         name="autotool",
         preset="autotool",
-        steps=40,
+        steps=8,
         train_seconds=1.0,
+        series=series,
         heldout=Evaluation(free=HeldOutResult(stats=stats)),
     )
     (out / "autotool").mkdir()
@@ -227,6 +234,9 @@ def test_accuracy_goal_compares_with_the_best_of_three_warm_up_scores_and_seeds_
     rows = {line.split("|")[1].strip(): line for line in lines[2:]}
     assert "2 of 3" in rows["2"] and "3 of 3" in rows["3"] and "did not run" in rows["4"]
     assert "0.95 (n=2)" in rows["mean"] and "0.90-1.00 (n=2)" in rows["spread (min-max)"]
+    # AMB's balance over the five steps with a ratio before the release (0.0, 0.2, 0.1, 0.0, 0.1),
+    # then the no-need rollouts' tool-on share before the release (five steps) and at the end (two).
+    assert "| 0.08 | 0.16 | 1.00 | 2 of 3 |" in rows["2"]
 
 
 @pytest.mark.slow
