@@ -10,6 +10,7 @@ import pytest
 from eviseek.errors import ConfigError
 from eviseek.models import generate_recorded, get_model
 from eviseek.models.hf_local import HFLocalModel
+from eviseek.models.settings import HFSettings
 from eviseek.testing.tiny_vlm import build_tiny_vlm
 from eviseek.types import ChatMessage, GenerateConfig, Image
 
@@ -66,7 +67,7 @@ async def test_seeded_sampling_is_reproducible_and_image_matters(tiny_path: Path
 
 
 async def test_stop_strings_and_multi_image(tiny_path: Path) -> None:
-    model = HFLocalModel(str(tiny_path), max_pixels=64 * 64)
+    model = HFLocalModel(str(tiny_path), HFSettings(max_pixels=64 * 64))
     msgs = [ChatMessage.user(_image(7, 200, 100), "compare", _image(8, 50, 120), "these")]
     cfg = GenerateConfig(max_tokens=24, temperature=1.0, seed=5)
     full = await model.generate(msgs, cfg)
@@ -85,6 +86,6 @@ def test_bad_paths_are_config_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"no config\.json"):
         model.load()
     with pytest.raises(ConfigError, match="dtype"):
-        HFLocalModel("x", dtype="float8")
+        HFLocalModel.from_spec("x", dtype="float8")
     with pytest.raises(ConfigError, match="needs a model directory"):
         get_model("hf/")

@@ -234,7 +234,9 @@ async def test_dropped_connection_is_retried() -> None:
 
 async def test_connection_refused_says_the_server_is_unreachable() -> None:
     url = f"http://127.0.0.1:{_dead_port()}/v1"
-    model = OpenAICompatModel("m", base_url=url, api_key=KEY, backoff_base_s=0.01, max_connect_retries=1)
+    model = OpenAICompatModel.from_spec(
+        "m", base_url=url, api_key=KEY, backoff_base_s=0.01, max_connect_retries=1
+    )
     model._client()  # import openai before timing
     start = time.perf_counter()
     with pytest.raises(ModelError, match="unreachable") as info:
@@ -434,7 +436,7 @@ def test_local_server_without_a_key_gets_a_placeholder(monkeypatch: pytest.Monke
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with OpenAITestServer(["ok"]) as srv:
-        model = OpenAICompatModel("m", base_url=srv.base_url)
+        model = OpenAICompatModel.from_spec("m", base_url=srv.base_url)
         asyncio.run(model.generate(_ask()))
         assert srv.requests[0]["headers"]["authorization"] == "Bearer EMPTY"
     with pytest.raises(ModelConfigError, match="export OPENAI_API_KEY"):
@@ -454,11 +456,11 @@ def test_base_url_and_key_come_from_the_environment(monkeypatch: pytest.MonkeyPa
 
 def test_bad_settings_say_what_is_wrong() -> None:
     with pytest.raises(ConfigError, match="http:// or https://"):
-        OpenAICompatModel("m", base_url="localhost:8000/v1")
+        OpenAICompatModel.from_spec("m", base_url="localhost:8000/v1")
     with pytest.raises(ConfigError, match="max_concurrency"):
-        OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", max_concurrency=0)
+        OpenAICompatModel.from_spec("m", base_url="http://127.0.0.1:1/v1", max_concurrency=0)
     with pytest.raises(ConfigError, match="image_format"):
-        OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", image_format="webp")
+        OpenAICompatModel.from_spec("m", base_url="http://127.0.0.1:1/v1", image_format="webp")
     with pytest.raises(ConfigError, match="needs a model name"):
         get_model("openai/", base_url="http://127.0.0.1:1/v1")
 

@@ -71,8 +71,8 @@ async def test_a_cut_off_responses_reply_reads_as_length() -> None:
 
 def test_bad_decoding_options_are_one_line_errors() -> None:
     with pytest.raises(ConfigError, match="reasoning_effort 'lots'"):
-        OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", reasoning_effort="lots")
+        OpenAICompatModel.from_spec("m", base_url="http://127.0.0.1:1/v1", reasoning_effort="lots")
     with pytest.raises(ConfigError, match="api 'completions'"):
-        OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", api="completions")
+        OpenAICompatModel.from_spec("m", base_url="http://127.0.0.1:1/v1", api="completions")
     with pytest.raises(ConfigError, match="thinking_budget"):
-        OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", thinking_budget=-1)
+        OpenAICompatModel.from_spec("m", base_url="http://127.0.0.1:1/v1", thinking_budget=-1)

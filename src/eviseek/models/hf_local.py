@@ -18,9 +18,8 @@ from typing import Any
 
 from eviseek._lazy import require
 from eviseek.errors import ConfigError, ModelError
+from eviseek.models.settings import HFSettings
 from eviseek.types import ChatMessage, Completion, GenerateConfig, ImagePart, Usage, count_images
-
-DEFAULT_MAX_NEW_TOKENS = 512
 
 # Model types whose stock processor demands a torchvision video processor; on a machine without
 # torchvision they are loaded with an image-only processor instead.
@@ -31,38 +30,29 @@ class HFLocalModel:
     """A local vision-language model run with transformers.
 
     ``path_or_id`` is a directory written by ``save_pretrained`` or a hub id already in the local
-    cache (nothing is downloaded when ``HF_HUB_OFFLINE=1``). ``device`` is ``"cpu"``, ``"cuda"``,
+    cache (nothing is downloaded when ``HF_HUB_OFFLINE=1``). ``settings`` is one
+    :class:`~eviseek.models.settings.HFSettings`: ``device`` is ``"cpu"``, ``"cuda"``,
     ``"cuda:1"`` ... or ``"auto"`` (accelerate places the weights); ``dtype`` is ``"auto"`` (the
-    checkpoint's), ``"float32"``, ``"bfloat16"`` or ``"float16"``. ``max_pixels`` caps the area
+    checkpoint's), ``"float32"``, ``"bfloat16"`` or ``"float16"``; ``max_pixels`` caps the area
     an image is resized to before it becomes tokens (the processor's own default otherwise).
     """
 
     def __init__(
-        self,
-        path_or_id: str,
-        *,
-        device: str = "cpu",
-        dtype: str = "auto",
-        max_pixels: int | None = None,
-        max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
-        trust_remote_code: bool = False,
-        name: str | None = None,
+        self, path_or_id: str, settings: HFSettings | None = None, *, name: str | None = None
     ) -> None:
         if not path_or_id:
             raise ConfigError(
                 "hf/ needs a model directory or hub id, e.g. hf/./my-model or hf/Qwen/Qwen3-VL-8B-Instruct"
             )
-        if dtype not in ("auto", "float32", "bfloat16", "float16"):
-            raise ConfigError(f"dtype {dtype!r} is not one of auto, float32, bfloat16, float16")
-        if max_new_tokens < 1:
-            raise ConfigError(f"max_new_tokens must be at least 1, got {max_new_tokens}")
+        settings = settings or HFSettings()
+        self.settings = settings
         self.name = name or f"hf/{path_or_id}"
         self.path_or_id = path_or_id
-        self.device = device
-        self.dtype = dtype
-        self.max_pixels = max_pixels
-        self.max_new_tokens = max_new_tokens
-        self.trust_remote_code = trust_remote_code
+        self.device = settings.device
+        self.dtype = settings.dtype
+        self.max_pixels = settings.max_pixels
+        self.max_new_tokens = settings.max_new_tokens
+        self.trust_remote_code = settings.trust_remote_code
         self._model: Any = None
         self._processor: Any = None
         self._load_lock = threading.Lock()
@@ -70,9 +60,13 @@ class HFLocalModel:
         self.load_notes: list[str] = []
 
     @classmethod
-    def from_spec(cls, name: str, **kwargs: Any) -> HFLocalModel:
-        """Registry factory: ``hf/<path-or-id>`` with the keyword arguments of the constructor."""
-        return cls(name, **kwargs)
+    def from_spec(cls, name: str, settings: HFSettings | None = None, **kwargs: Any) -> HFLocalModel:
+        """Registry factory: ``hf/<path-or-id>`` with ``settings``, or keyword arguments parsed
+        into :class:`~eviseek.models.settings.HFSettings`."""
+        if kwargs or settings is None:
+            given = settings.model_dump(exclude_unset=True) if settings is not None else {}
+            settings = HFSettings.parse(f"hf/{name}", **{**given, **kwargs})
+        return cls(name, settings)
 
     # -- loading ---------------------------------------------------------------------------------
 

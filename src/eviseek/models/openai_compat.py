@@ -118,27 +118,27 @@ async def post_chat_completion(
 class OpenAICompatModel:
     """A model served behind an OpenAI-compatible ``/v1/chat/completions`` endpoint.
 
-    ``model`` is the server's model name (``gpt-4o-mini``, ``Qwen/Qwen3-VL-8B-Instruct``...).
-    The settings are one :class:`~eviseek.models.openai_settings.OpenAISettings` (``settings=``),
-    or its fields as keyword arguments (the retry policy's fields may be given flat), checked
-    there once:
+    ``model`` is the server's model name (``gpt-4o-mini``, ``Qwen/Qwen3-VL-8B-Instruct``...);
+    ``settings`` is one :class:`~eviseek.models.openai_settings.OpenAISettings`, checked there
+    once (``OpenAISettings.parse``; the registry builds it from ``--model-arg`` pairs,
+    ``--base-url`` and ``--api-key-env``, and :meth:`from_spec` from keyword arguments). Its
+    fields:
 
         base_url: the server's URL ending in ``/v1``; default ``$OPENAI_BASE_URL`` or OpenAI's.
         api_key: the key; default ``$OPENAI_API_KEY``. Without one, servers other than
             api.openai.com get the placeholder ``EMPTY`` (local servers need none).
         timeout_s: seconds per attempt (``GenerateConfig.timeout_s`` overrides it per call).
-        max_retries: retries after a transient failure (429, 5xx, timeout, dropped connection,
-            invalid body), so ``max_retries + 1`` attempts at most.
-        max_connect_retries: retries when the connection is refused (a server that is down
-            rarely comes back within a backoff, so this is kept short).
-        backoff_base_s, backoff_max_s: the n-th retry waits ``min(max, base * 2**n)`` times a
-            random factor in [0.5, 1] (jitter keeps parallel clients from retrying in step).
-        retry_after_cap_s: the longest ``Retry-After`` honoured.
+        retry: the :class:`~eviseek.models.retry.RetryPolicy` (its fields may be given flat):
+            ``max_retries`` after a transient failure (429, 5xx, timeout, dropped connection,
+            invalid body); ``max_connect_retries`` when the connection is refused (a server that
+            is down rarely comes back within a backoff, so this is kept short);
+            ``backoff_base_s``, ``backoff_max_s`` (the n-th retry waits ``min(max, base * 2**n)``
+            times a random factor in [0.5, 1]); ``retry_after_cap_s``, the longest
+            ``Retry-After`` honoured; ``max_throttled_s``, how long one call may wait out 429s
+            (which do not count against ``max_retries``).
         max_concurrency: requests in flight at once to this base URL, per process; a 429 cuts
             it for the whole process (halved, then regrown one by one: see
             :mod:`eviseek.models.ratelimit`).
-        max_throttled_s: how long one call may wait out 429s (rate limiting) before it fails;
-            429s do not count against ``max_retries``.
         max_pixels: pixel budget per image (``None``: send as is).
         image_format: ``png`` (lossless) or ``jpeg`` (smaller); ``jpeg_quality`` for the latter.
         default_config: sampling defaults; a call's own ``GenerateConfig`` fields override them.
@@ -151,13 +151,11 @@ class OpenAICompatModel:
             Responses API; the paper's support judge ran there with low reasoning effort).
     """
 
-    def __init__(self, model: str, *, settings: OpenAISettings | None = None, **kwargs: Any) -> None:
+    def __init__(self, model: str, settings: OpenAISettings | None = None) -> None:
         if not model:
             raise ConfigError("openai/<model> needs a model name after 'openai/', e.g. openai/gpt-4o-mini")
         if settings is None:
-            settings = OpenAISettings.parse(model, **kwargs)
-        elif kwargs:
-            settings = OpenAISettings.parse(model, **{**settings.model_dump(exclude_unset=True), **kwargs})
+            settings = OpenAISettings.parse(f"openai/{model}")
         url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         if urlsplit(url).scheme not in ("http", "https"):
             raise ConfigError(
@@ -195,9 +193,13 @@ class OpenAICompatModel:
         self._turn = 0
 
     @classmethod
-    def from_spec(cls, name: str, **kwargs: Any) -> OpenAICompatModel:
-        """Registry factory for ``openai/<name>``."""
-        return cls(name, **kwargs)
+    def from_spec(cls, name: str, settings: OpenAISettings | None = None, **kwargs: Any) -> OpenAICompatModel:
+        """Registry factory for ``openai/<name>``: ``settings``, or keyword arguments parsed into
+        :class:`OpenAISettings` (given both, the keyword arguments go over ``settings``)."""
+        if kwargs or settings is None:
+            given = settings.model_dump(exclude_unset=True) if settings is not None else {}
+            settings = OpenAISettings.parse(f"openai/{name}", **{**given, **kwargs})
+        return cls(name, settings)
 
     def __repr__(self) -> str:  # the key stays out on purpose
         return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r})"

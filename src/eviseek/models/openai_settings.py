@@ -15,11 +15,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from eviseek.errors import ConfigError
 from eviseek.models.openai_wire import REASONING_EFFORTS
 from eviseek.models.retry import RetryPolicy
+from eviseek.models.settings import ProviderSettings
 from eviseek.types import GenerateConfig
 from eviseek.types.image import DEFAULT_MAX_PIXELS
 
@@ -29,13 +30,11 @@ RETRY_FIELDS = tuple(f.name for f in dataclasses.fields(RetryPolicy))
 """Settings given flat that belong to the embedded :class:`RetryPolicy`."""
 
 
-class OpenAISettings(BaseModel):
+class OpenAISettings(ProviderSettings):
     """Settings of one ``openai/<model>`` (see :class:`~eviseek.models.openai_compat.OpenAICompatModel`).
 
     Build it with :meth:`parse` for the provider's one-line errors.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     base_url: str | None = None
     """The server's URL ending in ``/v1``; default ``$OPENAI_BASE_URL`` or OpenAI's."""
@@ -81,8 +80,9 @@ class OpenAISettings(BaseModel):
         return [name for name, ok in checks.items() if not ok]
 
     @classmethod
-    def parse(cls, model: str, **kwargs: Any) -> OpenAISettings:
-        """Settings from keyword arguments; :class:`ConfigError` in one line naming what is wrong."""
+    def parse(cls, model_id: str, **kwargs: Any) -> OpenAISettings:  # type: ignore[override]
+        """Settings from keyword arguments; :class:`ConfigError` in one line naming ``model_id``
+        (``openai/<model>``) and what is wrong."""
         try:
             settings = cls.model_validate(kwargs)
         except (ValidationError, TypeError) as exc:
@@ -91,12 +91,12 @@ class OpenAISettings(BaseModel):
             if unknown:
                 known = sorted([*cls.model_fields, *RETRY_FIELDS])
                 raise ConfigError(
-                    f"openai/{model}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}"
+                    f"{model_id}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}"
                 ) from None
-            raise _out_of_range(model, [str(e["loc"][-1]) for e in errors] or [str(exc)]) from None
+            raise _out_of_range(model_id, [str(e["loc"][-1]) for e in errors] or [str(exc)]) from None
         bad = settings.out_of_range()
         if bad:
-            raise _out_of_range(model, bad)
+            raise _out_of_range(model_id, bad)
         if settings.reasoning_effort is not None and settings.reasoning_effort not in REASONING_EFFORTS:
             raise ConfigError(
                 f"reasoning_effort {settings.reasoning_effort!r} is not one of {', '.join(REASONING_EFFORTS)}"
@@ -109,8 +109,8 @@ class OpenAISettings(BaseModel):
         return settings.model_copy(update={"image_format": fmt})
 
 
-def _out_of_range(model: str, names: list[str]) -> ConfigError:
+def _out_of_range(model_id: str, names: list[str]) -> ConfigError:
     return ConfigError(
-        f"openai/{model}: out-of-range setting(s) {', '.join(names)}; timeouts and the pixel "
+        f"{model_id}: out-of-range setting(s) {', '.join(names)}; timeouts and the pixel "
         "budget must be positive, retries and delays non-negative, jpeg_quality in 1..100"
     )

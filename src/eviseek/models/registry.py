@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
 from eviseek.models.openai_settings import OpenAISettings
+from eviseek.models.settings import HFSettings, ReferenceSettings, ScriptedSettings, parse_settings
 
 ModelFactory = Callable[..., Model]
 
@@ -23,7 +24,9 @@ class Provider:
     Eval and the CLI ask this, never the provider's name: whether the model sits behind a server
     (``remote``: it takes ``--base-url``/``--api-key-env``/a timeout, and a run checks it with one
     request before it starts) and which settings it accepts (``settings``: a pydantic model whose
-    fields are the keyword arguments of the factory, e.g. the image cap ``max_pixels``).
+    fields are what ``--model-arg`` may set, e.g. the image cap ``max_pixels``). A provider with
+    ``settings`` gets them as one checked object, ``factory(name, settings)``; one without gets
+    the keyword arguments as they are, ``factory(name, **kwargs)``.
     """
 
     name: str
@@ -35,6 +38,24 @@ class Provider:
     def accepts(self, setting: str) -> bool:
         """True when the provider declares ``setting`` among its settings."""
         return self.settings is not None and setting in self.settings.model_fields
+
+    def default(self, setting: str) -> Any:
+        """The declared default of ``setting`` (``None`` when it declares no such setting)."""
+        if self.settings is None or setting not in self.settings.model_fields:
+            return None
+        return self.settings.model_fields[setting].get_default(call_default_factory=True)
+
+    def parse_settings(self, model: str, kwargs: dict[str, Any]) -> BaseModel | None:
+        """``kwargs`` as the provider's settings object for ``name/model``, checked once (a
+        :class:`ConfigError` in one line naming what is wrong); ``None`` when it declares none."""
+        if self.settings is None:
+            return None
+        model_id = f"{self.name}/{model}"
+        parse = getattr(self.settings, "parse", None)
+        if callable(parse):  # the built-ins' own parse (ProviderSettings), with their messages
+            parsed: BaseModel = parse(model_id, **kwargs)
+            return parsed
+        return parse_settings(self.settings, model_id, kwargs)
 
 
 _PROVIDERS: dict[str, Provider] = {}
@@ -129,11 +150,17 @@ def provider_kwargs(
 def get_model(model_id: str, **kwargs: Any) -> Model:
     """Build a model from ``provider/name`` (e.g. ``openai/gpt-4o-mini``, ``scripted/demo``).
 
-    Keyword arguments go to the provider (``base_url``, ``api_key``, ``replies`` ...).
+    Keyword arguments are the provider's settings (``base_url``, ``api_key``, ``replies`` ...):
+    they are checked into its settings object first (:meth:`Provider.parse_settings`), so a
+    wrong one fails here, before anything heavy is imported.
     """
     provider = provider_of(model_id)
+    name = resolve_model_id(model_id).split("/", 1)[1]
+    settings = provider.parse_settings(name, kwargs)
     factory = provider.loader()
-    return factory(resolve_model_id(model_id).split("/", 1)[1], **kwargs)
+    if settings is None:
+        return factory(name, **kwargs)
+    return factory(name, settings)
 
 
 def _scripted() -> ModelFactory:
@@ -146,6 +173,7 @@ register_provider(
     "scripted",
     _scripted,
     "replies from a list, a callable or a JSONL file (scripted/echo describes its input)",
+    settings=ScriptedSettings,
 )
 
 
@@ -172,7 +200,10 @@ def _hf() -> ModelFactory:
 
 
 register_provider(
-    "hf", _hf, "a local transformers vision-language model: hf/<directory or cached hub id> (extra hf)"
+    "hf",
+    _hf,
+    "a local transformers vision-language model: hf/<directory or cached hub id> (extra hf)",
+    settings=HFSettings,
 )
 
 
@@ -187,4 +218,5 @@ register_provider(
     _reference,
     "a pixel-only reference policy, not a VLM (plays the tabletop and house benchmarks for demos "
     "and tests): reference/tabletop, or --model reference",
+    settings=ReferenceSettings,
 )

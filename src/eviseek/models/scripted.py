@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from eviseek.errors import ConfigError, ScriptExhaustedError
+from eviseek.models.settings import ScriptedSettings
 from eviseek.types import ChatMessage, Completion, GenerateConfig, Usage, count_images
 from eviseek.types.jsonl import read_jsonl
 
@@ -41,12 +42,16 @@ class ScriptedModel:
         self.requests: list[tuple[list[ChatMessage], GenerateConfig]] = []
 
     @classmethod
-    def from_spec(cls, name: str, **kwargs: Any) -> ScriptedModel:
-        """Registry factory: ``scripted/<name>`` with ``replies=`` or ``path=`` (a JSONL file)."""
-        path = kwargs.pop("path", None)
-        replies = kwargs.pop("replies", None)
-        if path is not None:
-            replies = cls.read_jsonl(path)
+    def from_spec(cls, name: str, settings: ScriptedSettings | None = None, **kwargs: Any) -> ScriptedModel:
+        """Registry factory: ``scripted/<name>`` with its settings (``replies=`` or ``path=``, a
+        JSONL file), given as one :class:`~eviseek.models.settings.ScriptedSettings` or as
+        keyword arguments."""
+        if kwargs or settings is None:
+            given = dict(settings) if settings is not None else {}
+            settings = ScriptedSettings.parse(f"scripted/{name}", **{**given, **kwargs})
+        replies: Iterable[str] | ReplyFn | None = settings.replies
+        if settings.path is not None:
+            replies = cls.read_jsonl(settings.path)
         if replies is None and name == "echo":
             replies = _echo
         if replies is None:
@@ -54,7 +59,7 @@ class ScriptedModel:
                 f"scripted/{name} needs replies: pass replies=[...], a callable, or path=FILE.jsonl "
                 "(or use scripted/echo, which describes what it was sent)"
             )
-        return cls(replies, name=f"scripted/{name}", **kwargs)
+        return cls(replies, name=f"scripted/{name}", delay_s=settings.delay_s)
 
     @staticmethod
     def read_jsonl(path: str | Path) -> list[str]:

@@ -30,6 +30,7 @@ from eviseek.models.reference.planning import demands, plan
 from eviseek.models.reference.request import Handler, Request
 from eviseek.models.reference.seeking import coverage, curate, keep, seek
 from eviseek.models.reference.single_model import single_step
+from eviseek.models.settings import ReferenceSettings
 from eviseek.types import ChatMessage, Completion, GenerateConfig, Stage, Usage, message_images
 
 MODEL_ID = "reference/tabletop"
@@ -71,9 +72,13 @@ class ReferenceModel:
         }
 
     @classmethod
-    def from_spec(cls, name: str, **kwargs: Any) -> ReferenceModel:
-        """Registry factory: ``reference/<name>`` (``tabletop`` is the one policy there is)."""
-        return cls(name=f"reference/{name}", **kwargs)
+    def from_spec(cls, name: str, settings: ReferenceSettings | None = None, **kwargs: Any) -> ReferenceModel:
+        """Registry factory: ``reference/<name>`` (``tabletop`` is the one policy there is), with
+        one :class:`~eviseek.models.settings.ReferenceSettings` or its fields as keywords."""
+        if kwargs or settings is None:
+            given = dict(settings) if settings is not None else {}
+            settings = ReferenceSettings.parse(f"reference/{name}", **{**given, **kwargs})
+        return cls(name=f"reference/{name}", delay_s=settings.delay_s)
 
     async def generate(
         self, messages: Sequence[ChatMessage], config: GenerateConfig | None = None
