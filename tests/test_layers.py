@@ -25,3 +25,11 @@ def test_imports_follow_the_layer_order() -> None:
     )
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert "0 broken" in out.stdout, out.stdout[-4000:]
+
+
+def test_no_contract_keeps_an_exception() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    assert [c["id"] for c in contracts if c.get("ignore_imports")] == []

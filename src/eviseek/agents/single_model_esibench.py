@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from eviseek.agents.common import finish, start_episode
 from eviseek.agents.esibench_stopping import ESIBENCH_MIN_STEPS
-from eviseek.envs.base import AsyncEnv
+from eviseek.envs.base import AsyncEnv, task_hooks
 from eviseek.models.base import Model
 from eviseek.types import Action, ActionSpec, ChatMessage, Image, Question, StepRecord, Trajectory
 from eviseek.types.plans import ESIBenchTurn, SingleModelPlan
@@ -61,11 +61,10 @@ async def run_with_esibench_hooks(
     agent: Any, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0
 ) -> Trajectory:
     """One Single-model episode driven by the question's ESI-Bench task hooks."""
-    from eviseek.envs.esibench.hooks import ESIBenchTaskHooks
-
     cfg = agent.config
     started = time.perf_counter()
-    hooks = ESIBenchTaskHooks.for_question(
+    hooks = task_hooks(
+        "esibench",
         question,
         cfg.esibench_root,
         max_steps=cfg.budget,

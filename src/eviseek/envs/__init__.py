@@ -5,20 +5,33 @@ simulators that render on a GPU (OmniGibson for ESI-Bench, Habitat for EXPRESS-B
 GPU per instance, so the Ray backend places their episode actors on GPU nodes.
 """
 
-from eviseek.envs.base import AsyncEnv, Env, SupportGradingEnv, ThreadedEnv, as_async, question_from_options
+from eviseek.envs.base import (
+    AsyncEnv,
+    Env,
+    SupportGradingEnv,
+    TaskHooks,
+    ThreadedEnv,
+    as_async,
+    question_from_options,
+    register_task_hooks,
+    task_hooks,
+)
 from eviseek.envs.registry import env_resources, make, register, registered
 
 __all__ = [
     "AsyncEnv",
     "Env",
     "SupportGradingEnv",
+    "TaskHooks",
     "ThreadedEnv",
     "as_async",
     "env_resources",
     "make",
     "question_from_options",
     "register",
+    "register_task_hooks",
     "registered",
+    "task_hooks",
 ]
 
 register("eviseek/ImageZoom-v0", "eviseek.envs.image.env:ImageZoomEnv")
@@ -26,3 +39,5 @@ register("eviseek/Tabletop-v0", "eviseek.envs.tabletop.env:TabletopEnv")
 register("eviseek/House-v0", "eviseek.envs.house.env:HouseEnv")
 register("eviseek/ESIBench-v0", "eviseek.envs.esibench.env:ESIBenchEnv", resources={"GPU": 1})
 register("eviseek/Express-v0", "eviseek.envs.express.env:ExpressEnv", resources={"GPU": 1})
+# ESI-Bench's per-task prompting and stopping (the Single-model agent's ``esibench_hooks``).
+register_task_hooks("esibench", "eviseek.envs.esibench.hooks:ESIBenchTaskHooks.for_question")
