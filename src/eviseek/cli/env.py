@@ -1,22 +1,26 @@
-"""``eviseek env``: serve an environment over HTTP, and check a server against the protocol."""
+"""``eviseek env``: serve an environment over HTTP, and check a server against the protocol.
+
+Errors are raised, never printed here: the CLI's one boundary (:mod:`eviseek.cli.errors`) prints
+them and picks the exit code (2 for a bad flag or setting, 1 for any other error).
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
-from eviseek.cli.errors import POSITIVE, number
+from eviseek.cli.errors import POSITIVE, BadSetting, env_url_option, number
+
+if TYPE_CHECKING:
+    from eviseek.envs.remote.server import EnvServer
 
 app = typer.Typer(no_args_is_help=True, help="Serve environments remotely and check env servers.")
 
 
-def _fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
-
-
 @app.command("serve")
 # Long because Typer declares each flag as a parameter with its help text: the signature is the
-# flag table (about 40 lines); the body is about 65.
+# flag table (about 40 lines); the body is about 50.
 def serve(
     env: str = typer.Option(..., "--env", help="Registered environment id, e.g. eviseek/Tabletop-v0"),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default loopback only)"),
@@ -60,56 +64,39 @@ def serve(
     ),
 ) -> None:
     """Serve one environment id over HTTP until Ctrl-C (requests need the token)."""
-    import contextlib
     import logging
     import os
 
     from eviseek.cli.eval import _pairs, _plugins
     from eviseek.envs.remote.server import LOOPBACK, serve_registered
-    from eviseek.envs.remote.wire import first_error
-    from eviseek.errors import EviseekError
     from eviseek.eval.envpool import import_plugins
 
     token = os.environ.get(token_env, "")
     if not token:
-        raise _fail(
+        raise BadSetting(
             f"{token_env} is not set: export a long random secret in it (e.g. "
             f"`export {token_env}=$(python -c 'import secrets; print(secrets.token_hex(32))')`) "
-            "and give clients the same value",
-            2,
+            "and give clients the same value"
         )
-    try:
-        import_plugins(_plugins(plugin))
-        server = serve_registered(
-            env,
-            _pairs(env_arg, "--env-arg"),
-            token=token,
-            host=host,
-            port=port,
-            max_sessions=max_sessions,
-            max_request_bytes=int(max_request_mb * 2**20),
-            call_timeout_s=call_timeout,
-            idle_timeout_s=idle_timeout,
-            read_timeout_s=request_timeout,
-            request_timeout_s=request_timeout,
-            max_unauthenticated=max_unauthenticated,
-            max_client_connections=max_client_connections,
-            max_pixels=max(1, int(max_image_mpx * 2**20)),
-        )
-    except EviseekError as exc:
-        raise _fail(str(exc)) from None
-    except OSError as exc:
-        raise _fail(f"cannot listen on {host}:{port}: {exc}") from None
-    try:
-        # One environment built before serving: bad --env-arg settings stop the server here
-        # (a usage error) instead of failing every client's session later.
-        probe = server.factory()
-        with contextlib.suppress(Exception):
-            probe.close()
-    except Exception as exc:
-        server.httpd.server_close()
-        settings = " ".join(f"--env-arg {a}" for a in env_arg) or "its defaults"
-        raise _fail(f"cannot build {env} with {settings}: {first_error(exc)}", 2) from None
+    import_plugins(_plugins(plugin))
+    # An unknown id or a port that cannot be listened on is an error (exit 1).
+    server = serve_registered(
+        env,
+        _pairs(env_arg, "--env-arg"),
+        token=token,
+        host=host,
+        port=port,
+        max_sessions=max_sessions,
+        max_request_bytes=int(max_request_mb * 2**20),
+        call_timeout_s=call_timeout,
+        idle_timeout_s=idle_timeout,
+        read_timeout_s=request_timeout,
+        request_timeout_s=request_timeout,
+        max_unauthenticated=max_unauthenticated,
+        max_client_connections=max_client_connections,
+        max_pixels=max(1, int(max_image_mpx * 2**20)),
+    )
+    _build_one(server, env, env_arg)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     if host not in LOOPBACK:
         typer.echo(
@@ -127,9 +114,27 @@ def serve(
         server.stop()
 
 
+def _build_one(server: EnvServer, env: str, env_arg: list[str]) -> None:
+    """Build one environment before serving: bad ``--env-arg`` settings stop the server here, as
+    a usage error (exit 2), instead of failing every client's session later. An environment may
+    refuse its settings with any exception (a ``TypeError`` for an unknown keyword...)."""
+    import contextlib
+
+    from eviseek.envs.remote.wire import first_error
+
+    try:
+        probe = server.factory()
+    except Exception as exc:
+        server.httpd.server_close()
+        settings = " ".join(f"--env-arg {a}" for a in env_arg) or "its defaults"
+        raise BadSetting(f"cannot build {env} with {settings}: {first_error(exc)}") from None
+    with contextlib.suppress(Exception):
+        probe.close()
+
+
 @app.command("check")
 def check(
-    url: str = typer.Argument(..., help="The env server, http://HOST:PORT"),
+    url: str = typer.Argument(..., help="The env server, http://HOST:PORT", callback=env_url_option),
     dataset: str = typer.Option(
         ..., "--dataset", "-d", help="Questions to check with (the first one the server can host is used)"
     ),
@@ -148,29 +153,22 @@ def check(
     """Check an env server against the remote-environment protocol; exit 1 if any check fails."""
     from eviseek.cli.eval import _plugins
     from eviseek.envs.remote.check import check_server, format_results, results_json
-    from eviseek.envs.remote.client import check_env_url, server_info, token_from_env
+    from eviseek.envs.remote.client import server_info, token_from_env
     from eviseek.envs.remote.wire import ENCODINGS
-    from eviseek.errors import ConfigError, EviseekError
+    from eviseek.errors import ConfigError
     from eviseek.eval.datasets import load_dataset
     from eviseek.eval.envpool import import_plugins
 
     if env_images is not None and env_images not in ENCODINGS:
         raise typer.BadParameter(f"--env-images must be one of {', '.join(ENCODINGS)}")
-    try:
-        url = check_env_url(url)
-    except ConfigError as exc:
-        raise _fail(str(exc), 2) from None
-    try:
-        import_plugins(_plugins(plugin))
-        token = token_from_env(token_env)
-        served = server_info(url, token, timeout_s=timeout).env_id
-        questions = [q for q in load_dataset(dataset) if not served or q.env_id in (served, None)]
-        if not questions:
-            raise _fail(f"no question of {dataset} is for {served!r}, the environment the server hosts")
-        encodings = [env_images] if env_images else list(ENCODINGS)
-        results = check_server(url, token, questions[0], timeout_s=timeout, encodings=encodings)
-    except EviseekError as exc:
-        raise _fail(str(exc)) from None
+    import_plugins(_plugins(plugin))
+    token = token_from_env(token_env)
+    served = server_info(url, token, timeout_s=timeout).env_id
+    questions = [q for q in load_dataset(dataset) if not served or q.env_id in (served, None)]
+    if not questions:
+        raise ConfigError(f"no question of {dataset} is for {served!r}, the environment the server hosts")
+    encodings = [env_images] if env_images else list(ENCODINGS)
+    results = check_server(url, token, questions[0], timeout_s=timeout, encodings=encodings)
     typer.echo(results_json(results) if as_json else format_results(results))
     if not all(r.ok for r in results):
         raise typer.Exit(1)

@@ -104,6 +104,19 @@ POSITIVE = number(above=0)
 """A finite number above 0 (timeouts, sizes)."""
 
 
+def env_url_option(value: str | None) -> str | None:
+    """A Typer callback for an env server's URL (``--env-url``, ``env check URL``): the URL as
+    the client will use it; a malformed one is a usage error (exit 2) naming the flag."""
+    if value is None:
+        return None
+    from eviseek.envs.remote.client import check_env_url
+
+    try:
+        return check_env_url(value)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 def resource_amounts(pairs: dict[str, object], flag: str) -> dict[str, float]:
     """``KEY=AMOUNT`` resources as finite, non-negative numbers (``GPU=-1``, ``nan`` refused)."""
     out: dict[str, float] = {}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from eviseek.cli.errors import POSITIVE
+from eviseek.cli.errors import POSITIVE, env_url_option
 from eviseek.eval.benchmark import NAVIGATION_BUDGET, TABLETOP_BUDGET
 from eviseek.eval.config import RunConfig
 from eviseek.types.rundir import RunDir
@@ -104,7 +104,10 @@ def eval_command(
         "environment declares (GPU=0, sim=1)",
     ),
     env_url: str | None = typer.Option(
-        None, "--env-url", help="Env server (eviseek env serve) hosting the environments, http://HOST:PORT"
+        None,
+        "--env-url",
+        help="Env server (eviseek env serve) hosting the environments, http://HOST:PORT",
+        callback=env_url_option,
     ),
     env_token_env: str | None = typer.Option(
         None, "--env-token-env", help="Variable holding the env server's token (default EVISEEK_ENV_TOKEN)"
@@ -130,14 +133,6 @@ def eval_command(
     if env_images is not None and env_images not in ("png", "raw", "jpeg"):
         raise typer.BadParameter("--env-images must be png, raw or jpeg")
     require_folder(out)
-    if env_url is not None:
-        from eviseek.envs.remote.client import check_env_url
-        from eviseek.errors import ConfigError
-
-        try:
-            env_url = check_env_url(env_url)
-        except ConfigError as exc:
-            raise typer.BadParameter(str(exc), param_hint="'--env-url'") from None
     execution: dict[str, Any] = {
         "concurrency": concurrency,
         "timeout_s": timeout,

@@ -310,6 +310,9 @@ class EnvServer:
         try:
             self.httpd.server_bind()
             self.httpd.server_activate()
+        except OSError as exc:  # the port is taken, the address is not this machine's...
+            self.httpd.server_close()
+            raise EnvError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
         except BaseException:
             self.httpd.server_close()
             raise
