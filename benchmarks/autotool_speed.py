@@ -34,6 +34,7 @@ def _time(fn: Callable[[], object], reps: int) -> float:
 
 def bench_zoom(reps: int) -> None:
     from eviseek.envs.image import ZoomResult, fit_within, zoom
+    from eviseek.types.image import SHOWN_MAX_PIXELS
 
     rng = np.random.default_rng(0)
     # Smooth content plus noise: realistic for the encoders (pure noise would be worst case).
@@ -44,7 +45,7 @@ def bench_zoom(reps: int) -> None:
     arr = np.clip(arr.astype(np.int16) + rng.integers(-6, 6, size=arr.shape, dtype=np.int16), 0, 255).astype(
         np.uint8
     )
-    sw, sh = fit_within(7680, 4320, 1_003_520)
+    sw, sh = fit_within(7680, 4320, SHOWN_MAX_PIXELS)
     scale = 7680 / sw
     print(f"8K image 7680x4320 shown at {sw}x{sh}; medians of {reps} runs")
     cols = ["crop ms", "+PNG ms", "+PNG1 ms", "+JPEG ms", "PNG/JPEG"]

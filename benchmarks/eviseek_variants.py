@@ -24,6 +24,7 @@ import numpy as np
 
 from eviseek.eval.stats import paired_test
 from eviseek.types import Trajectory
+from eviseek.types.rundir import EPISODES_DIR, TRAJECTORY_FILE, RunDir
 
 
 @dataclass
@@ -46,7 +47,7 @@ def load(runs: str) -> dict[str, Episode]:
 def load_run(run: Path) -> dict[str, Episode]:
     """Episodes of one run's one agent, keyed by question id."""
     out: dict[str, Episode] = {}
-    for path in sorted(run.glob("episodes/*/*/trajectory.json")):
+    for path in RunDir(run).trajectory_files():
         traj = Trajectory.model_validate_json(path.read_text())
         r = traj.result
         if r is None:
@@ -59,7 +60,7 @@ def load_run(run: Path) -> dict[str, Episode]:
             empty_board=any(e.kind == "empty_board" for e in traj.events),
         )
     if not out:
-        raise SystemExit(f"{run}: no finished episode with a trajectory.json under episodes/")
+        raise SystemExit(f"{run}: no finished episode with a {TRAJECTORY_FILE} under {EPISODES_DIR}/")
     return out
 
 

@@ -134,17 +134,10 @@ class LookAndAskAgent:
         )
         text = ""
         for i in range(self.calls):
-            res = await env.step(Action(name="turn_left"))
+            action = Action(name="turn_left")
+            res = await env.step(action)
             obs = res.observation
-            traj.steps.append(
-                StepRecord(
-                    index=i + 1,
-                    action=Action(name="turn_left"),
-                    feedback=res.feedback,
-                    image=obs.image,
-                    frame_id=obs.frame_id,
-                )
-            )
+            traj.steps.append(StepRecord.from_step(i + 1, action, res))
             completion, call = await generate_recorded(
                 model, [ChatMessage.user(obs.image, question.text)], GenerateConfig(stage="decide")
             )

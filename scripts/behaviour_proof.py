@@ -34,7 +34,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eviseek.types.rundir import STORE_FILE
+
 ROOT = Path(__file__).resolve().parents[1]
+STORE_DUMP = f"{STORE_FILE}.json"
+"""The store's rows as JSON, written beside each recorded store."""
 
 VOLATILE = {
     "id",
@@ -206,7 +210,7 @@ def record(out: Path) -> None:
             continue  # recorded by an earlier, interrupted call
         print(f"[record] {name}", flush=True)
         part(out)
-    for store in out.rglob("results.sqlite"):
+    for store in out.rglob(STORE_FILE):
         _dump_store(store)
 
 
@@ -226,7 +230,7 @@ def _dump_store(store: Path) -> None:
     dump = {
         t: sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str)) for t, rows in dump.items()
     }
-    (store.parent / "results.sqlite.json").write_text(json.dumps(dump, indent=1, default=str))
+    (store.parent / STORE_DUMP).write_text(json.dumps(dump, indent=1, default=str))
 
 
 def _strip(value: Any) -> Any:
@@ -248,7 +252,7 @@ def _strip(value: Any) -> Any:
 
 def _load(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
-    if path.name == "results.sqlite.json":  # rows in an order that does not depend on clocks
+    if path.name == STORE_DUMP:  # rows in an order that does not depend on clocks
         tables = _strip(json.loads(text))
         return {t: sorted(rows, key=lambda r: json.dumps(r, sort_keys=True)) for t, rows in tables.items()}
     if path.suffix == ".jsonl":

@@ -15,13 +15,14 @@ on the site are the plots ``scripts/autotool_learning_run.py`` writes to docs/au
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from PIL import Image
+
+from eviseek.types.question_file import read_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "images"
@@ -67,8 +68,7 @@ def _views(work: Path) -> None:
     _eviseek(
         "tabletop", "generate", "--n-per-subcategory", "1", "--seed", "0", "--out", str(tabletop), cwd=work
     )
-    questions = [json.loads(line) for line in (tabletop / "questions.jsonl").read_text().splitlines()]
-    qid = next(q["id"] for q in questions if "correspondence" in q["id"])  # a mirror scene
+    qid = next(q.id for q in read_questions(tabletop) if "correspondence" in q.id)  # a mirror scene
     _eviseek(
         "tabletop",
         "render",
@@ -85,7 +85,7 @@ def _views(work: Path) -> None:
     )
     house = work / "house"
     _eviseek("house", "generate", "--split", "dev", "--out", str(house), cwd=work)
-    hq = json.loads((house / "questions.jsonl").read_text().splitlines()[0])["id"]
+    hq = read_questions(house)[0].id
     _eviseek(
         "house",
         "render",

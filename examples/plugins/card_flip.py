@@ -122,17 +122,10 @@ class CardFlipper:
             model=model.name,
             initial_image=obs.image,
         )
-        res = await env.step(Action(name="flip"))
+        flip = Action(name="flip")
+        res = await env.step(flip)
         obs = res.observation
-        traj.steps.append(
-            StepRecord(
-                index=1,
-                action=Action(name="flip"),
-                feedback=res.feedback,
-                image=obs.image,
-                frame_id=obs.frame_id,
-            )
-        )
+        traj.steps.append(StepRecord.from_step(1, flip, res))
         prompt = [ChatMessage.user(obs.image, question.text)]
         completion, call = await generate_recorded(model, prompt, GenerateConfig(stage="answer"))
         traj.calls.append(call)
