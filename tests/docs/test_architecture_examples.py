@@ -1,0 +1,59 @@
+"""The worked examples of docs/architecture.md ("add a provider", "add an agent") are real
+modules: each is one module plus one registration, and a run through ``eviseek eval --plugin``
+uses it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from eviseek.cli.main import app
+from eviseek.types import Trajectory
+from eviseek.types.rundir import RunDir
+
+ROOT = Path(__file__).resolve().parents[2]
+PROVIDER = ROOT / "examples" / "plugins" / "fixed_reply.py"
+AGENT = ROOT / "examples" / "plugins" / "look_around.py"
+
+
+def _trajectories(run: Path) -> list[Trajectory]:
+    return [Trajectory.model_validate_json(p.read_text()) for p in RunDir(run).trajectory_files()]
+
+
+def test_the_page_shows_the_tested_modules_each_with_one_registration() -> None:
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    for module, call in ((PROVIDER, "register_provider("), (AGENT, "register_agent(")):
+        assert f'--8<-- "{module.relative_to(ROOT)}"' in page
+        assert len(re.findall(r"^register_\w+\(", module.read_text(), re.M)) == 1
+        assert module.read_text().count(call) == 1
+
+
+def test_the_provider_example_runs_with_checked_settings(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    args = ["eval", "--plugin", str(PROVIDER), "--model", "fixed/yes", "--agents", "passive"]
+    args += ["--dataset", "tabletop:dev", "--limit", "1", "--no-progress", "--out", str(run)]
+    done = CliRunner().invoke(app, [*args, "--model-arg", "reply=no"])
+    assert done.exit_code == 0, done.output
+    (traj,) = _trajectories(run)
+    assert traj.model == "fixed/yes" and traj.result is not None and traj.result.raw_answer == "no"
+    assert json.loads((run / "run.json").read_text())["model_args"] == {"reply": "no"}
+    bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "bad"), "--model-arg", "replly=no"])
+    assert bad.exit_code == 1
+    assert "fixed/yes: unknown setting(s) replly; known: delay_s, reply" in bad.output
+
+
+def test_the_agent_example_runs_through_the_env_protocol(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    done = CliRunner().invoke(
+        app,
+        ["eval", "--plugin", str(AGENT), "--agents", "look-around:turns=2", "--model", "reference",
+         "--dataset", "tabletop:dev", "--limit", "1", "--no-progress", "--out", str(run)],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    (traj,) = _trajectories(run)
+    assert traj.agent == "look-around:turns=2" and [s.action.name for s in traj.steps] == ["turn_left"] * 2
+    assert [s.index for s in traj.steps] == [1, 2] and all(s.image is not None for s in traj.steps)
+    assert len(traj.calls) == 1 and traj.result is not None and traj.result.answer is not None
