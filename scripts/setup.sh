@@ -11,7 +11,10 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[sim,hf,train,ray,dev,docs]" "torch==2.13.0"
+# --no-compile: pip would byte-compile all ~21,000 installed .py files (about a minute of CPU);
+# Python compiles the few thousand that are imported on first use instead.
+pip=(.venv/bin/python -m pip install --quiet --no-compile)
+"${pip[@]}" --upgrade pip
+"${pip[@]}" "torch==2.13.0"
+"${pip[@]}" -e ".[sim,hf,train,ray,dev,docs]" "torch==2.13.0"
 echo "eviseek installed in .venv ($(.venv/bin/python -c 'import eviseek; print(eviseek.__version__)'))"

@@ -3,14 +3,22 @@
 #
 # Tests run in parallel, one pytest-xdist worker per CPU, except those marked `serial` (they
 # time things or load the machine on purpose), which run alone afterwards. verl's own venv
-# builds in the background meanwhile; the one test that needs it runs in the serial part.
+# builds in the background meanwhile; the one test that needs it waits for it.
 # Extra arguments go to both pytest runs (e.g. `bash scripts/test.sh -x`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-verl_log=$(mktemp)
-bash scripts/setup_verl.sh >"$verl_log" 2>&1 &  # .venv-verl, for tests/train/test_verl_autotool.py
+# .venv-verl, for tests/train/test_verl_autotool.py. Its exit status goes to $verl_status when it
+# ends; the verl test waits for that file, so it runs among the parallel tests, not after them.
+verl_status=$(mktemp -d)/status
+verl_log=$verl_status.log
+(
+  if bash scripts/setup_verl.sh >"$verl_log" 2>&1; then s=0; else s=$?; fi
+  echo "$s" >"$verl_status.tmp" && mv "$verl_status.tmp" "$verl_status"
+  exit "$s"
+) &
 verl_setup=$!
+export EVISEEK_VERL_SETUP_STATUS=$verl_status
 # Tests that may skip on a partial machine (no .venv-verl) fail instead in this full run.
 export EVISEEK_FULL_TEST=1
 # Lint and type-check first: cheap, and a failure here names the exact line.

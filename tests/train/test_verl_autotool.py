@@ -7,6 +7,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -91,9 +92,32 @@ def test_verl_rows_carry_what_the_dataset_tool_and_reward_read(tmp_path: Path) -
     assert "tools_kwargs" not in pq.read_table(plain).to_pylist()[0]["extra_info"]
 
 
+def _wait_for_verl_setup() -> None:
+    """Under scripts/test.sh, wait for its background ``setup_verl.sh`` and fail if that failed.
+
+    test.sh names a file in ``EVISEEK_VERL_SETUP_STATUS`` and writes the setup's exit status
+    there when it ends, so this test can run beside the others instead of after them.
+    """
+    status_path = os.environ.get("EVISEEK_VERL_SETUP_STATUS")
+    if not status_path:
+        return
+    status, log = Path(status_path), Path(status_path + ".log")
+    deadline = time.monotonic() + 1200
+    while not status.exists() or not status.read_text().strip():
+        if time.monotonic() > deadline:
+            pytest.fail(f"scripts/setup_verl.sh did not finish in 20 min; its log ends:\n{_tail(log)}")
+        time.sleep(1)
+    if status.read_text().strip() != "0":
+        pytest.fail(f"scripts/setup_verl.sh failed; its log ends:\n{_tail(log)}")
+
+
+def _tail(log: Path) -> str:
+    return log.read_text(errors="replace")[-4000:] if log.exists() else f"({log} is missing)"
+
+
 @pytest.mark.slow
-@pytest.mark.serial  # scripts/test.sh builds .venv-verl in the background and runs this after
 def test_against_real_verl_classes_in_their_own_env() -> None:
+    _wait_for_verl_setup()
     if not VERL_PY.exists():
         why = ".venv-verl does not exist: run scripts/setup_verl.sh (scripts/test.sh does) to test with verl"
         if os.environ.get("EVISEEK_FULL_TEST"):
