@@ -262,7 +262,7 @@ class EnvServer:
         idle_timeout_s: float = 1800.0,
         max_unauthenticated: int = 32,
         max_client_connections: int = 128,
-        max_pixels: int = wire.DEFAULT_MAX_PIXELS,
+        max_pixels: int = wire.MAX_MESSAGE_PIXELS,
     ) -> None:
         if not token:
             raise ConfigError(

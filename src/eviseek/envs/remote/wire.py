@@ -36,7 +36,7 @@ which the client reads as well: every blob names its own encoding."""
 LOSSLESS: tuple[str, ...] = ("png", "raw")
 JPEG_QUALITY = 90
 
-DEFAULT_MAX_PIXELS = 32 * 2**20
+MAX_MESSAGE_PIXELS = 32 * 2**20
 """Pixels one message may carry in all its images together (32 Mpx, about 100 MB as RGB),
 checked from the image headers before anything is decoded: a small compressed body must not
 expand into gigabytes."""
@@ -201,7 +201,7 @@ def encode(payload: dict[str, Any], blobs: _Blobs | None = None) -> bytes:
     return b"".join([head, b"\n", *(blobs.parts if blobs is not None else [])])
 
 
-def decode(body: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[dict[str, Any], list[np.ndarray]]:
+def decode(body: bytes, *, max_pixels: int = MAX_MESSAGE_PIXELS) -> tuple[dict[str, Any], list[np.ndarray]]:
     """The payload and the decoded image arrays of a message body.
 
     Every way a body can be malformed raises :class:`EnvError` with a one-line reason; images
