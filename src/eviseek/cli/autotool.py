@@ -1,7 +1,14 @@
 """``eviseek autotool``: run a dual-mode zoom-in model on a high-resolution benchmark.
 
 ``eviseek autotool eval`` is a thin alias of ``eviseek eval --agents autotool``: it turns its
-flags into the same :class:`~eviseek.eval.config.RunConfig` and runs it with the shared runner.
+flags into the :class:`~eviseek.eval.config.RunConfig` the general command builds from the
+matching flags (:func:`alias_config`), and runs it with the shared runner. A flag left at the
+agent's or the provider's default is not written into the run, exactly as ``eviseek eval``
+writes nothing it was not given; so a run started by either command resumes under the other.
+
+Runs started by this command before issue 26 recorded every flag instead (and the budget as
+``--max-turns``); :func:`legacy_config` rebuilds that form, so those runs still resume under
+the command that created them.
 """
 
 from __future__ import annotations
@@ -11,20 +18,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from pydantic import BaseModel
 
 from eviseek.cli.errors import POSITIVE, number
+from eviseek.eval.config import RunConfig
 
 if TYPE_CHECKING:
     from eviseek.autotool.metrics import EvalSummary
-    from eviseek.eval.config import RunConfig
     from eviseek.eval.runner import EvalOutcome
+
+SHOWN_MAX_PIXELS = 1280 * 28 * 28
+"""The agent's default cap of the shown image (``AutoToolConfig.max_pixels``, which reads it from
+:data:`eviseek.types.image.SHOWN_MAX_PIXELS`; quoted here so ``--help`` does not import the agent,
+and checked equal by the tests)."""
 
 app = typer.Typer(no_args_is_help=True)
 
 
 @app.command("eval")
 # Long because Typer declares each flag as a parameter with its help text: the signature is the
-# flag table (about 50 lines); the body is about 60.
+# flag table (about 50 lines); the body is about 45.
 def eval_cmd(
     model: str = typer.Option(..., "--model", "-m", help="provider/name, e.g. openai/Qwen2.5-VL-7B-Instruct"),
     dataset: str = typer.Option(
@@ -49,10 +62,20 @@ def eval_cmd(
     ),
     max_turns: int = typer.Option(5, "--max-turns", min=1, help="Model calls per question"),
     max_pixels: int = typer.Option(
-        1280 * 28 * 28, "--max-pixels", min=784, help="Pixel cap of the shown image"
+        SHOWN_MAX_PIXELS, "--max-pixels", min=784, help="Pixel cap of the shown image"
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed for option shuffling and sampling"),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Questions at once"),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        help="Seed of the run, V*'s option shuffle, the synthetic images and sampling (default: "
+        "the run's seed 0 and no sampling seed, as eval)",
+    ),
+    concurrency: int | None = typer.Option(
+        None,
+        "--concurrency",
+        min=1,
+        help=f"Questions at once (default {RunConfig.model_fields['concurrency'].default})",
+    ),
     temperature: float = typer.Option(
         0.0, "--temperature", callback=number(at_least=0), help="Sampling temperature"
     ),
@@ -77,12 +100,12 @@ def eval_cmd(
 ) -> None:
     """Evaluate a model with AutoTool's protocol; print accuracy, tool-on share, calls, tokens, latency.
 
-    An alias of ``eviseek eval --agents autotool``: the same run directory, resume, lock, failure
-    handling, exit codes (1 error, 2 bad flag, 3 failed episodes) and ``eviseek report``.
+    An alias of ``eviseek eval --agents autotool``: the same run configuration, run directory,
+    resume, lock, failure handling, exit codes (1 error, 2 bad flag, 3 failed episodes) and
+    ``eviseek report``.
     """
     from eviseek.cli.errors import require_folder
     from eviseek.cli.eval import cli_errors, execute_run
-    from eviseek.eval.config import new_run_config
 
     if force_mode not in (None, "tool_on", "tool_off"):
         typer.echo(f"error: --force-mode must be tool_on or tool_off, not {force_mode!r}", err=True)
@@ -92,39 +115,26 @@ def eval_cmd(
         raise typer.Exit(2)
     run_dir = out or Path("runs") / f"autotool-{dataset.split(':', 1)[0]}"
     require_folder(run_dir)
-    agent_config: dict[str, Any] = {
-        "max_turns": max_turns,
-        "force_mode": force_mode,
-        "force_how": force_how,
-        "max_pixels": max_pixels,
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-        "seed": seed,
-    }
-    from eviseek.models.registry import provider_of
-
+    flags = AliasFlags(
+        model=model,
+        dataset=dataset,
+        limit=limit,
+        force_mode=force_mode,
+        vstar_shuffle=vstar_shuffle,
+        force_how=force_how,
+        max_turns=max_turns,
+        max_pixels=max_pixels,
+        seed=seed,
+        concurrency=concurrency,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        timeout=timeout,
+        image_format=image_format,
+    )
     with cli_errors(run_dir):
-        model_args: dict[str, Any] = {}
-        provider = provider_of(model)
-        if provider.accepts("max_pixels") and provider.accepts("image_format"):
-            # The env already caps the shown image; the provider must not shrink it again, or the
-            # model's box coordinates would refer to a frame the program does not know.
-            model_args.update(max_pixels=max_pixels, image_format=image_format)
-        if provider.remote and timeout is not None:
-            model_args["timeout_s"] = timeout  # the provider's per-request timeout
-        config = new_run_config(
-            agents=["autotool"],
-            agent_config=agent_config,
-            model=model,
-            model_args=model_args,
-            dataset=dataset_spec(dataset, seed=seed, vstar_shuffle=vstar_shuffle),
-            limit=limit,
-            budget=max_turns,
-            seed=seed,
-            concurrency=concurrency,
-            base_url=base_url,
-            api_key_env=api_key_env,
-        )
+        config = resumable_config(flags, run_dir)
 
     def autotool_table(outcome: EvalOutcome) -> None:
         summary = write_summary(outcome.run_dir, config)
@@ -137,6 +147,122 @@ def eval_cmd(
 
 
 SUMMARY_FILE = "autotool_summary.json"
+
+
+class AliasFlags(BaseModel):
+    """The flags of ``eviseek autotool eval`` that shape its run (``None``: not given)."""
+
+    model: str
+    dataset: str
+    limit: int | None = None
+    force_mode: str | None = None
+    vstar_shuffle: bool = True
+    force_how: str = "token"
+    max_turns: int = 5
+    max_pixels: int = SHOWN_MAX_PIXELS
+    seed: int | None = None
+    concurrency: int | None = None
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    base_url: str | None = None
+    api_key_env: str | None = None
+    timeout: float | None = None
+    image_format: str = "png"
+
+    def agent_settings(self) -> dict[str, Any]:
+        """The flags that are the AutoTool agent's settings (``AutoToolConfig`` fields)."""
+        names = ("max_turns", "force_mode", "force_how", "max_pixels", "temperature", "max_tokens", "seed")
+        return {name: getattr(self, name) for name in names}
+
+
+def alias_config(flags: AliasFlags) -> RunConfig:
+    """The run ``eviseek eval --agents autotool`` builds from the matching flags.
+
+    Each flag maps to one flag of the general command, and is passed only when it is not the
+    default there: an agent setting differing from ``AutoToolConfig``'s default becomes
+    ``--agent-arg``; ``--seed S`` is ``--seed S --agent-arg seed=S`` (and ``?seed=S`` on V* and
+    synthetic sets). For a provider that encodes images for the wire (its settings have
+    ``max_pixels`` and ``image_format``), ``--max-pixels`` is also ``--model-arg max_pixels=``
+    when it is above the provider's own cap, so the provider never shrinks the shown image
+    again (the model's boxes refer to that frame), and ``--image-format`` is ``--model-arg
+    image_format=`` when it is not the provider's default. ``--timeout`` is a remote provider's
+    per-request ``timeout_s``. The step budget is the dataset's, as in ``eviseek eval``.
+    """
+    from eviseek import __version__
+    from eviseek.agents.autotool import AutoToolConfig
+    from eviseek.eval.config import new_run_config
+    from eviseek.models.registry import provider_of
+
+    defaults = AutoToolConfig()
+    agent_config = {k: v for k, v in flags.agent_settings().items() if v != getattr(defaults, k)}
+    provider = provider_of(flags.model)
+    model_args: dict[str, Any] = {}
+    if provider.accepts("max_pixels") and provider.accepts("image_format"):
+        # A provider shrinks only images over its own cap, so the shown image's cap is passed
+        # only when it is larger; the format only when it is not the provider's own.
+        own_cap = provider.default("max_pixels")
+        if own_cap is not None and flags.max_pixels > own_cap:
+            model_args["max_pixels"] = flags.max_pixels
+        if flags.image_format != provider.default("image_format"):
+            model_args["image_format"] = flags.image_format
+    if provider.remote and flags.timeout is not None:
+        model_args["timeout_s"] = flags.timeout
+    return new_run_config(
+        agents=["autotool"],
+        agent_config=agent_config,
+        model=flags.model,
+        model_args=model_args,
+        dataset=dataset_spec(flags.dataset, seed=flags.seed or 0, vstar_shuffle=flags.vstar_shuffle),
+        limit=flags.limit,
+        seed=flags.seed,
+        concurrency=flags.concurrency,
+        base_url=flags.base_url,
+        api_key_env=flags.api_key_env,
+        eviseek_version=__version__,
+    )
+
+
+def legacy_config(flags: AliasFlags) -> RunConfig:
+    """The run this command built from ``flags`` before issue 26: every agent setting written
+    out (the sampling seed 0 included), the budget set to ``--max-turns``, the image cap and
+    format always passed to a provider that encodes images, 4 questions at once. Only for
+    resuming runs it started then (:func:`resumable_config`)."""
+    from eviseek.models.registry import provider_of
+
+    config = alias_config(flags)
+    provider = provider_of(flags.model)
+    model_args = {k: v for k, v in config.model_args.items() if k == "timeout_s"}
+    if provider.accepts("max_pixels") and provider.accepts("image_format"):
+        model_args.update(max_pixels=flags.max_pixels, image_format=flags.image_format)
+    return config.model_copy(
+        update={
+            "agent_config": flags.agent_settings() | {"seed": flags.seed or 0},
+            "model_args": model_args,
+            "budget": flags.max_turns,
+            "concurrency": flags.concurrency or 4,
+        }
+    )
+
+
+def resumable_config(flags: AliasFlags, run_dir: Path) -> RunConfig:
+    """:func:`alias_config`, unless ``run_dir`` holds a run this command started before issue 26
+    with the same flags: then :func:`legacy_config`, so that run resumes as it began."""
+    from eviseek.eval.config import RESULT_SETTINGS, load_config
+    from eviseek.types.rundir import RunDir
+
+    config = alias_config(flags)
+    if not RunDir(run_dir).exists():
+        return config
+    saved = load_config(run_dir)
+    compared = [name for name in RESULT_SETTINGS if name != "questions_sha256"]
+
+    def same(candidate: RunConfig) -> bool:
+        return all(getattr(saved, name) == getattr(candidate, name) for name in compared)
+
+    if same(config):
+        return config
+    legacy = legacy_config(flags)
+    return legacy if same(legacy) else config
 
 
 def dataset_spec(dataset: str, *, seed: int, vstar_shuffle: bool) -> str:
