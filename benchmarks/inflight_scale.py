@@ -244,6 +244,11 @@ class StageClock:
         self.wrap(PILImage.Image, "save", "encode")  # every PNG/JPEG encoding, wherever it happens
         self.wrap(OpenAICompatModel, "to_openai_messages", "request build")
         self.wrap(AsyncAPIClient, "_build_request", "client")  # the openai client's own request
+        from eviseek.models import openai_compat
+
+        for name in ("encode_chat_request", "decode_chat_reply"):  # plain http (issue 29)
+            if hasattr(openai_compat, name):
+                self.wrap(openai_compat, name, "client")
         self.wrap_async(chat_resource, "async_maybe_transform", "client")  # create()'s body walk
         self.wrap(committer, "score_trajectory", "scoring")
         self.wrap(Trajectory, "save", "save")

@@ -7,6 +7,7 @@ parent's ``sys.path`` (so environments importable in the parent are importable h
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 
@@ -19,6 +20,12 @@ def main() -> None:
     from eviseek.eval.envprocess import worker_main
 
     worker_main(Connection(int(setup["fd"])), list(setup["plugins"]))
+    # Its environments are closed and the parent has its last reply: skip the interpreter's
+    # teardown (seconds on a busy machine with numpy and a simulator loaded), which the parent
+    # waits for when a run ends.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

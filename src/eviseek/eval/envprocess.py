@@ -244,17 +244,33 @@ class _Worker:
             self.pending.pop(req_id, None)
             self.active.pop(req_id, None)
             raise EnvError(f"could not send {label} to environment worker {self.index}: {exc}") from exc
+        # The reply wakes this episode straight from the future: with ``wait_for(shield(...))``
+        # it took three more rounds of the event loop (the shield's callback, wait_for's, then
+        # the task), and with a hundred episodes in flight each round means running every
+        # other ready episode first.
+        timer = None
+        if timeout is not None:
+            timer = self.loop.call_later(timeout, self._expire, req_id, fut, label, timeout)
         try:
-            return await asyncio.wait_for(asyncio.shield(fut), timeout)
-        except asyncio.TimeoutError:
-            # A simulator call that never returns would block every episode on this worker.
-            self.pending.pop(req_id, None)
-            self.active.pop(req_id, None)
-            fut.cancel()
-            self.kill()
-            raise EnvError(
-                f"{label} took longer than {timeout:g}s; environment worker {self.index} was restarted"
-            ) from None
+            return await fut
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def _expire(self, req_id: int, fut: asyncio.Future[Any], label: str, timeout: float) -> None:
+        """A call ran past its timeout: fail it and restart the worker (a simulator call that
+        never returns would block every episode on this worker)."""
+        if fut.done():
+            return
+        self.pending.pop(req_id, None)
+        self.active.pop(req_id, None)
+        fut.set_exception(
+            EnvError(f"{label} took longer than {timeout:g}s; environment worker {self.index} was restarted")
+        )
+        self.kill()
+        # The next lease starts a fresh worker at once; the reader thread still fails the other
+        # calls in flight on this one when it sees the connection close.
+        self.alive = False
 
     def send_nowait(self, op: str, handle: int, payload: Any) -> None:
         """Send a request whose reply nobody waits for (errors are ignored)."""

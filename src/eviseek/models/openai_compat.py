@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from eviseek.errors import ConfigError, ModelConfigError
+from eviseek.models.http1 import HttpProtocolError, HttpResponse, PlainHttpPool, plain_http_url
 from eviseek.models.openai_errors import config_message, refused_params, server_message
 from eviseek.models.openai_settings import OpenAISettings
 from eviseek.models.openai_wire import (
@@ -64,8 +65,8 @@ from eviseek.models.retry import (
     parse_retry_after,
     root_cause,
 )
-from eviseek.models.wire_images import DEFAULT_MAX_PIXELS, fit_pixels, image_data_url
-from eviseek.types import ChatMessage, Completion, GenerateConfig, count_images
+from eviseek.models.wire_images import DEFAULT_MAX_PIXELS, data_url_ready, fit_pixels, image_data_url
+from eviseek.types import ChatMessage, Completion, GenerateConfig, Image
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
@@ -113,6 +114,71 @@ async def post_chat_completion(
         options["extra_json"] = extra_body
     body = {"model": model, "messages": messages, **rest}
     return await client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=options)
+
+
+def encode_chat_request(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> bytes:
+    """The JSON body of a chat-completions request (``extra_body`` merged in, as the client does)."""
+    rest = dict(params)
+    extra_body = rest.pop("extra_body", None)
+    body = {"model": model, "messages": messages, **rest, **(extra_body or {})}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def decode_chat_reply(client: Any, reply: HttpResponse, url: str) -> Any:
+    """What the openai client makes of ``reply``: its own exception for a failed status
+    (``client`` builds it, so 429, 5xx, 400 and the rest are told apart exactly as before), the
+    text of a body that is not JSON, or a ``ChatCompletion`` (built leniently when a server adds
+    or omits fields, as the client does). A JSON body that does not parse raises
+    ``json.JSONDecodeError``."""
+    import httpx2
+    from openai.types.chat import ChatCompletion
+
+    if not 200 <= reply.status < 300:
+        request = httpx2.Request("POST", url)
+        response = httpx2.Response(reply.status, headers=reply.headers, content=reply.body, request=request)
+        raise client._make_status_error_from_response(response)
+    content_type = (reply.header("content-type") or "*").split(";")[0].strip()
+    if not content_type.endswith("json"):
+        try:  # as the client does: a JSON body under another content type still counts
+            data = json.loads(reply.body)
+        except ValueError:
+            return reply.body.decode("utf-8", errors="replace")  # not a chat completion
+    else:
+        data = json.loads(reply.body)
+    if not isinstance(data, dict):
+        return data
+    try:
+        return ChatCompletion.model_validate(data)
+    except ValueError:  # pydantic's ValidationError: keep what the server sent, as the client does
+        return ChatCompletion.construct(**data)
+
+
+async def post_chat_plain(
+    pool: PlainHttpPool,
+    client: Any,
+    headers: dict[str, str],
+    model: str,
+    messages: list[dict[str, Any]],
+    timeout: float,
+    params: dict[str, Any],
+) -> Any:
+    """``POST /chat/completions`` on a plain-``http://`` server through ``pool``
+    (:mod:`eviseek.models.http1`), raising what the openai client raises for the same outcome:
+    see :func:`decode_chat_reply`; a timeout is ``APITimeoutError``; a refused, dropped or
+    garbled connection is ``APIConnectionError`` with the cause chained.
+    """
+    import httpx2
+    import openai
+
+    url = f"http://{pool.host_header}{pool.path}/chat/completions"
+    body = encode_chat_request(model, messages, params)
+    try:
+        reply = await pool.post("/chat/completions", body, headers, timeout)
+    except TimeoutError:
+        raise openai.APITimeoutError(request=httpx2.Request("POST", url)) from None
+    except (OSError, asyncio.IncompleteReadError, HttpProtocolError) as exc:
+        raise openai.APIConnectionError(request=httpx2.Request("POST", url)) from exc
+    return decode_chat_reply(client, reply, url)
 
 
 class OpenAICompatModel:
@@ -191,6 +257,18 @@ class OpenAICompatModel:
             weakref.WeakKeyDictionary()
         )
         self._turn = 0
+        # Chat completions to a plain-http server (no proxy) skip the openai client's HTTP stack:
+        # see eviseek.models.http1. The client is still made, to build errors exactly as before.
+        self._plain = self.api == "chat" and plain_http_url(url)
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, PlainHttpPool] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._plain_headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "eviseek (openai-compatible)",
+            "Authorization": f"Bearer {key}",
+        }
 
     @classmethod
     def from_spec(cls, name: str, settings: OpenAISettings | None = None, **kwargs: Any) -> OpenAICompatModel:
@@ -226,7 +304,7 @@ class OpenAICompatModel:
         ``benchmarks/inflight_scale.py --profile``); pools of 16 cost 16."""
         loop = asyncio.get_running_loop()
         clients = self._clients.setdefault(loop, [])
-        wanted = max(1, math.ceil(self.max_concurrency / REQUESTS_PER_CLIENT))
+        wanted = 1 if self._plain else max(1, math.ceil(self.max_concurrency / REQUESTS_PER_CLIENT))
         self._turn = (self._turn + 1) % wanted
         while len(clients) <= self._turn:
             from openai import AsyncOpenAI
@@ -239,9 +317,23 @@ class OpenAICompatModel:
             )
         return clients[self._turn]
 
+    def _pool(self) -> PlainHttpPool | None:
+        """The running loop's connections for chat completions on a plain-http server, or
+        ``None`` when requests go through the openai client (https, a proxy, the Responses API)."""
+        if not self._plain:
+            return None
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:
+            pool = self._pools[loop] = PlainHttpPool(self.base_url, max_idle=max(16, self.max_concurrency))
+        return pool
+
     async def aclose(self) -> None:
         """Close the HTTP clients of the running event loop (others close with their loop)."""
         loop = asyncio.get_running_loop()
+        pool = self._pools.pop(loop, None)
+        if pool is not None:
+            await pool.aclose()
         for client in self._clients.pop(loop, []):
             await client.close()
 
@@ -249,6 +341,11 @@ class OpenAICompatModel:
         """The chat-completions ``messages`` for ``messages``: images as data URLs, in order."""
         return chat_messages(
             messages, max_pixels=self.max_pixels, fmt=self.image_format, quality=self.jpeg_quality
+        )
+
+    def _wire_ready(self, image: Image) -> bool:
+        return data_url_ready(
+            image, max_pixels=self.max_pixels, fmt=self.image_format, quality=self.jpeg_quality
         )
 
     def request_params(self, config: GenerateConfig, *, apply_drops: bool = True) -> dict[str, Any]:
@@ -290,11 +387,15 @@ class OpenAICompatModel:
         cfg = self.default_config.merged(config)
         client = self._client()  # first use imports openai (~1 s): keep that out of the latency
         start = time.perf_counter()
-        images = count_images(list(messages))
-        if images:
+        pictures = [image for m in messages for image in m.images()]
+        images = len(pictures)
+        if any(not self._wire_ready(image) for image in pictures):
             # Encoding megapixel images takes 0.1-1 s: keep the event loop free meanwhile.
             wire_messages = await asyncio.to_thread(self.to_openai_messages, messages)
         else:
+            # Every frame's bytes are at hand (env workers encode the frames they make): only
+            # base64 is left, and a hop to a thread and back would cost the episode two rounds of
+            # a busy event loop.
             wire_messages = self.to_openai_messages(messages)
         timeout = cfg.timeout_s or self.timeout_s
         notes: list[str] = []
@@ -364,6 +465,10 @@ class OpenAICompatModel:
                     if self.api == "responses":
                         response = await client.responses.create(
                             model=self.model, input=responses_input(wire_messages), timeout=timeout, **params
+                        )
+                    elif (pool := self._pool()) is not None:
+                        response = await post_chat_plain(
+                            pool, client, self._plain_headers, self.model, wire_messages, timeout, params
                         )
                     else:
                         response = await post_chat_completion(

@@ -68,6 +68,15 @@ class _EncodeCache:
 _ENCODE_CACHE = _EncodeCache()
 
 
+def data_url_ready(
+    image: Image, *, max_pixels: int | None = DEFAULT_MAX_PIXELS, fmt: str = "png", quality: int = 90
+) -> bool:
+    """Whether :func:`image_data_url` for ``image`` is only a base64 step (PNG or JPEG at the
+    wire size already computed), so it may run on the event loop rather than in a thread."""
+    size = fit_pixels(image.width, image.height, max_pixels)
+    return image.has_encoded(fmt, size=size, quality=quality)
+
+
 def image_data_url(
     image: Image, *, max_pixels: int | None = DEFAULT_MAX_PIXELS, fmt: str = "png", quality: int = 90
 ) -> str:

@@ -183,15 +183,8 @@ class Image(BaseModel):
     def encoded(self, fmt: str = "png", *, size: tuple[int, int] | None = None, quality: int = 90) -> bytes:
         """The image as PNG or JPEG bytes (resized to ``size`` first when given), encoded at most
         once per process for the same pixels and settings (see :class:`EncodedCache`)."""
-        fmt = fmt.lower()
-        fmt = "jpeg" if fmt in ("jpg", "jpeg") else "png"
-        if size is not None and tuple(size) == (self.width, self.height):
-            size = None
-        key: EncodingKey = (
-            fmt,
-            None if size is None else (int(size[0]), int(size[1])),
-            quality if fmt == "jpeg" else 0,
-        )
+        key = self._encoding_key(fmt, size, quality)
+        fmt = key[0]
         own = self._encoded.get(key) if self._encoded is not None else None
         if own is not None:
             return own
@@ -205,6 +198,27 @@ class Image(BaseModel):
             self._encoded = {}
         self._encoded[key] = data
         return data
+
+    def _encoding_key(self, fmt: str, size: tuple[int, int] | None, quality: int) -> EncodingKey:
+        fmt = fmt.lower()
+        fmt = "jpeg" if fmt in ("jpg", "jpeg") else "png"
+        if size is not None and tuple(size) == (self.width, self.height):
+            size = None
+        return (
+            fmt,
+            None if size is None else (int(size[0]), int(size[1])),
+            quality if fmt == "jpeg" else 0,
+        )
+
+    def has_encoded(
+        self, fmt: str = "png", *, size: tuple[int, int] | None = None, quality: int = 90
+    ) -> bool:
+        """Whether :meth:`encoded` with these settings has its bytes at hand (no encoding, and no
+        hashing of the pixels, to do): a caller may then skip handing the work to a thread."""
+        key = self._encoding_key(fmt, size, quality)
+        if self._encoded is not None and key in self._encoded:
+            return True
+        return self.sha256 is not None and ENCODED.get((self.sha256, *key)) is not None
 
     def encode(self, fmt: str = "PNG", quality: int = 90) -> bytes:
         """Encode the pixels as PNG or JPEG bytes (the same bytes as :meth:`encoded`)."""
