@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from eviseek.types import Question
+from eviseek.types.atomic import atomic_folder
 from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, read_questions, write_questions
 
 __all__ = ["cache_root", "cached_questions"]
@@ -28,16 +27,6 @@ def cached_questions(target: Path, make: Callable[[], list[Question]]) -> list[Q
     """
     if not (target / QUESTIONS_FILE).exists():
         questions = make()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-        try:
+        with atomic_folder(target) as tmp:
             write_questions(tmp, questions, image_dir=GENERATED_IMAGE_DIR)
-            try:
-                tmp.rename(target)
-            except OSError:
-                if not (target / QUESTIONS_FILE).exists():  # pragma: no cover - lost a race oddly
-                    raise
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
     return read_questions(target)

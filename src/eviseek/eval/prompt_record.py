@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from eviseek.types import ChatMessage, Trajectory
+from eviseek.types.atomic import atomic_folder
 from eviseek.types.rundir import RunDir, safe_name
 
 
@@ -23,18 +24,11 @@ def save_templates(run_dir: str | Path) -> Path:
     target = RunDir(run_dir).prompts_dir / "templates"
     if target.is_dir():
         return target  # a resumed run keeps the templates it started with
-    tmp = target.with_name(".templates-tmp")
-    tmp.mkdir(parents=True, exist_ok=True)
     folder = resources.files("eviseek.agents") / "prompts"
-    for item in sorted(folder.iterdir(), key=lambda i: i.name):
-        if item.name.endswith(".j2"):
-            (tmp / item.name).write_text(item.read_text(encoding="utf-8"), encoding="utf-8")
-    try:
-        tmp.rename(target)
-    except OSError:  # another process got there first
-        for f in tmp.iterdir():
-            f.unlink()
-        tmp.rmdir()
+    with atomic_folder(target) as tmp:  # another process may publish it first: then that one stays
+        for item in sorted(folder.iterdir(), key=lambda i: i.name):
+            if item.name.endswith(".j2"):
+                (tmp / item.name).write_text(item.read_text(encoding="utf-8"), encoding="utf-8")
     return target
 
 

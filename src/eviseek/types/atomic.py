@@ -1,15 +1,17 @@
-"""The one atomic file writer: a reader sees the old file or the whole new one, never half."""
+"""The one atomic writer: a reader sees the old file or the whole new one, never half; and its
+folder form, for sets of files published together (a generated split, a run's prompt copies)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_file", "write_atomic"]
+__all__ = ["atomic_file", "atomic_folder", "write_atomic"]
 
 
 @contextmanager
@@ -41,3 +43,29 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     with atomic_file(path, binary=isinstance(data, bytes)) as fh:
         fh.write(data)
     return Path(path)
+
+
+@contextmanager
+def atomic_folder(path: str | Path) -> Iterator[Path]:
+    """A new, empty folder beside ``path`` to fill; renamed to ``path`` when the block ends, so a
+    reader sees no folder or the whole one, never part of it.
+
+    The temporary folder is named for this process and thread, like :func:`atomic_file`'s. When
+    ``path`` already exists as a folder at the end (another process published it first), that
+    one is kept and this one dropped. On an exception nothing is published. Missing parent
+    folders are created.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)  # left by a crashed process that had this pid
+    tmp.mkdir()
+    try:
+        yield tmp
+        try:
+            tmp.rename(path)
+        except OSError:
+            if not path.is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
