@@ -172,7 +172,9 @@ def test_only_plain_http_without_a_proxy_uses_it(monkeypatch: pytest.MonkeyPatch
 
 async def test_the_openai_provider_sends_plain_http_chat_requests_through_it() -> None:
     with OpenAITestServer(["one", "two"]) as srv:
-        model = OpenAICompatModel("test-vlm", base_url=srv.base_url, api_key="sk-test-not-a-real-key")
+        model = OpenAICompatModel.from_spec(
+            "test-vlm", base_url=srv.base_url, api_key="sk-test-not-a-real-key"
+        )
         assert (await model.generate([ChatMessage.user("hi")])).text == "one"
         assert (await model.generate([ChatMessage.user("again")])).text == "two"
         pool = model._pool()
@@ -189,7 +191,10 @@ async def test_the_responses_api_and_a_proxy_keep_to_the_openai_client(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert (
-        OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", api="responses", api_key="k")._pool() is None
+        OpenAICompatModel.from_spec(
+            "m", base_url="http://127.0.0.1:1/v1", api="responses", api_key="k"
+        )._pool()
+        is None
     )
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
-    assert OpenAICompatModel("m", base_url="http://127.0.0.1:1/v1", api_key="k")._pool() is None
+    assert OpenAICompatModel.from_spec("m", base_url="http://127.0.0.1:1/v1", api_key="k")._pool() is None
