@@ -25,8 +25,10 @@ export EVISEEK_FULL_TEST=1
 .venv/bin/ruff check src tests benchmarks scripts
 .venv/bin/mypy
 workers=${EVISEEK_TEST_WORKERS:-$(nproc)}
-# Whole files go to one worker (--dist loadfile): module-scoped fixtures are built once.
-.venv/bin/python -m pytest -q -n "$workers" --dist loadfile -m "not serial" "$@"
+# Whole files go to one worker (--dist loadfile): module-scoped fixtures are built once. The
+# slowest files start first (tests/durations.py), so no long file is left to run alone at the end.
+.venv/bin/python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder --slowest-files-first \
+  -m "not serial" "$@"
 if ! wait "$verl_setup"; then
   cat "$verl_log"
   echo "scripts/setup_verl.sh failed" >&2

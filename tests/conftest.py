@@ -5,6 +5,8 @@ its own), so it runs in a loopback-only network namespace. Outside one, the test
 run here: the same test runs in a child pytest under ``tests/netns.py`` and this process reports
 the child's outcome. Where no namespace can be made (not root), the test is skipped, and fails
 under ``EVISEEK_FULL_TEST`` (CI) like any other missing dependency.
+
+``--slowest-files-first`` (scripts/test.sh): whole files in the order of tests/durations.py.
 """
 
 from __future__ import annotations
@@ -17,9 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from tests import netns
+from tests import durations, netns
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slowest-files-first",
+        action="store_true",
+        help="run whole test files slowest first, by tests/durations.json (scripts/test.sh, with xdist)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("slowest_files_first"):
+        durations.order_slowest_first(items)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -152,6 +152,7 @@ def test_against_real_verl_classes_in_their_own_env() -> None:
 def test_launch_script_trains_verl_from_a_copy_with_the_mode_tokens(tmp_path: Path) -> None:
     """examples/verl/autotool_grpo.sh with Hydra's ``--cfg job`` (compose and print, no training):
     a local checkpoint without the mode tokens is replaced by its prepared copy, once."""
+    _wait_for_verl_setup()
     if not VERL_PY.exists():
         why = ".venv-verl does not exist: run scripts/setup_verl.sh to test with verl"
         if os.environ.get("EVISEEK_FULL_TEST"):
