@@ -2,27 +2,29 @@
 small objects stand in view (by colour and shape), and what that says about a house question.
 
 Everything here works on the RGB pixels the agents attach and on the question text; nothing
-touches the simulator. Two tables of looks were measured once on houses from seeds no split uses
-(9100-9105 for floors, 9150 for object shapes; ``scripts/house_reference_calibration.py``
-re-measures them):
+touches the simulator. The looks it compares against were measured once on houses from seeds no
+split uses:
 
-* each room type's floor colour (floors are flat, so one colour each under the house's light);
-* each small object's silhouette in its own colour, seen from 1.2-3 m at the agent's height:
-  height over width of its bounding box and the share of that box it fills (a bottle is three
-  times taller than wide, a ball and a lamp's shade are square, but a ball fills 78 % of its box
-  and a shade 97 %).
+* each room type's floor colour (floors are flat, so one colour each under the house's light;
+  seeds 9100-9105, ``scripts/house_reference_calibration.py``);
+* each small object's shape inside its colour blob (:mod:`eviseek.models.reference.house_objects`:
+  widths at top, middle and bottom, holes and dark parts, what shows below it, its size in metres;
+  seeds 9200-9205, ``scripts/house_object_calibration.py``).
 
 A view is then summarised as: the room under the camera (the floor colour filling the bottom of
 the frame), the other rooms whose floors show (through doorways), and the small coloured blobs
-below the horizon, each with the category its silhouette is nearest to. Answers combine the
-summaries of every attached view (see :func:`solve_house`). It is a reference player, not a
-good one: a piece of furniture far away can pass for a small object, and an object in front of
-furniture of its own colour is lost in it.
+below the horizon, each with the category its shape fits best, or none. Blobs too small to read
+with confidence are marked far, and the steering walks up to them before a demand counts as
+covered. Answers combine the summaries of every attached view (see :func:`solve_house`); a
+Long-Term Navigation answer chains the doorways seen (a room's floor in view from inside another)
+from the start room to the goal. It is a reference player, not a good one: a piece of furniture
+far away can pass for a small object, and an object in front of furniture of its own colour is
+lost in it.
 """
 
 from __future__ import annotations
 
-import math
+import itertools
 import re
 import zlib
 from collections import Counter
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from eviseek.models.reference import house_objects
 from eviseek.models.reference.verdict import Verdict
 from eviseek.models.reference.vision import View
 
@@ -53,21 +56,10 @@ ROOM_FALLBACK_SHARE = 0.04
 OTHER_ROOM_MIN_PIXELS = 150
 """Pixels of another room's floor that count as seeing that room (about 0.2 % of 320x240)."""
 
-SHAPES: dict[str, tuple[float, float]] = {
-    "cup": (1.56, 0.89),
-    "vase": (2.11, 0.67),
-    "book": (0.42, 0.64),
-    "ball": (1.06, 0.78),
-    "box": (0.76, 0.86),
-    "bottle": (3.17, 0.83),
-    "lamp": (1.06, 0.97),
-    "laptop": (0.85, 0.55),
-}
-"""Median (height / width, fill of the bounding box) of each small object's own-colour blob
-(seed 9150, 16 views each at 320x240)."""
-SHAPE_MAX_DISTANCE = 0.35
-"""A blob further than this from every category's silhouette is not a small object."""
-OBJECT_MIN_AREA = 20
+OBJECT_MIN_AREA = house_objects.MIN_AREA
+FAR_CONFIDENCE = 0.6
+"""Confidence of an answer read only off small, far blobs: below the coverage bar (0.9), so the
+seeker walks up to them before the demand counts as covered."""
 OBJECT_MAX_SIDE = 0.3
 """Blobs taller or wider than this share of the frame are furniture, not small objects."""
 
@@ -96,6 +88,8 @@ class Seen:
     """Horizontal centre, as a share of the frame width."""
     room: str | None = None
     """The room whose floor shows just below it (the floor in front of what it stands on)."""
+    near: bool = True
+    """Whether it was big enough in the picture to read with confidence (else: walk closer)."""
 
 
 @dataclass
@@ -108,10 +102,16 @@ class HouseView:
     objects: list[Seen] = field(default_factory=list)
     floor_x: dict[str, float] = field(default_factory=dict)
     """Horizontal centre (share of width) of each other room's floor in view."""
+    unread: list[Seen] = field(default_factory=list)
+    """Small colour blobs too far away to read (no category): worth walking closer to."""
 
 
-def _shape_distance(aspect: float, fill: float, proto: tuple[float, float]) -> float:
-    return math.hypot(math.log(aspect / proto[0]), 1.5 * (fill - proto[1]))
+def floor_labels(rgb: np.ndarray) -> np.ndarray:
+    """Per pixel: the index (into :data:`FLOOR_LOOKS`) of the room type whose floor it shows, or -1."""
+    px = rgb.astype(np.int16)
+    protos = np.array(list(FLOOR_LOOKS.values()), dtype=np.int16)
+    diff = np.abs(px[:, :, None, :] - protos[None, None, :, :]).max(axis=3)
+    return np.where(diff.min(axis=2) <= FLOOR_TOLERANCE, diff.argmin(axis=2), -1)
 
 
 def read_view(view: View) -> HouseView:
@@ -120,13 +120,9 @@ def read_view(view: View) -> HouseView:
     hit = view.__dict__.get("_house")
     if isinstance(hit, HouseView):
         return hit
-    rgb = view.rgb.astype(np.int16)
-    h, w = rgb.shape[:2]
+    h, w = view.rgb.shape[:2]
     names = list(FLOOR_LOOKS)
-    protos = np.array([FLOOR_LOOKS[n] for n in names], dtype=np.int16)
-    diff = np.abs(rgb[:, :, None, :] - protos[None, None, :, :]).max(axis=3)
-    near = diff.min(axis=2) <= FLOOR_TOLERANCE
-    label = np.where(near, diff.argmin(axis=2), -1)
+    label = floor_labels(view.rgb)
     counts = np.bincount(label[label >= 0].ravel(), minlength=len(names))
     rooms = {names[i]: int(c) for i, c in enumerate(counts) if c > 0}
     band = label[int(h * 0.8) :, w // 4 : 3 * w // 4]
@@ -143,25 +139,28 @@ def read_view(view: View) -> HouseView:
             xs = np.nonzero(label == i)[1]
             floor_x[n] = float(xs.mean() / w)
     objects: list[Seen] = []
+    unread: list[Seen] = []
     for colour, blobs in view.blobs.items():
         for b in blobs:
             if b.area < OBJECT_MIN_AREA or b.height > OBJECT_MAX_SIDE * h or b.width > OBJECT_MAX_SIDE * w:
                 continue
             if b.top < h * 0.45 or b.bottom >= h:  # above the horizon or cut off: not on a surface
                 continue
-            aspect = b.height / max(1, b.width)
-            best = min(SHAPES, key=lambda c: _shape_distance(aspect, b.extent, SHAPES[c]))
-            fit = _shape_distance(aspect, b.extent, SHAPES[best])
-            if fit <= SHAPE_MAX_DISTANCE:
-                below = label[b.bottom :, b.left : b.left + b.width]
-                on = None
-                for row in below:
-                    hits = row[row >= 0]
-                    if hits.size:
-                        on = names[int(np.bincount(hits).argmax())]
-                        break
-                objects.append(Seen(colour, best, fit, b.area, b.centroid[0] / w, on or room))
-    out = HouseView(room=room, rooms=rooms, objects=objects, floor_x=floor_x)
+            below = label[b.bottom :, b.left : b.left + b.width]
+            on = None
+            for row in below:
+                hits = row[row >= 0]
+                if hits.size:
+                    on = names[int(np.bincount(hits).argmax())]
+                    break
+            x = b.centroid[0] / w
+            near = b.area >= house_objects.NEAR_AREA
+            cat, fit = house_objects.recognise(view, b, label >= 0)
+            if cat is not None:
+                objects.append(Seen(colour, cat, fit, b.area, x, on or room, near))
+            elif not near:
+                unread.append(Seen(colour, "", fit, b.area, x, on or room, False))
+    out = HouseView(room=room, rooms=rooms, objects=objects, floor_x=floor_x, unread=unread)
     view.__dict__["_house"] = out  # analysed views are cached by content, so this is read once
     return out
 
@@ -234,14 +233,22 @@ def read_ask(question: str, options: list[str] | None = None) -> HouseAsk | None
             return None
         if ask.other is not None and ask.other not in FLOOR_LOOKS:
             return None
-        if ask.category is not None and ask.category not in SHAPES:
+        if ask.category is not None and ask.category not in PLURALS.values():
             return None
         return ask
     return None
 
 
 def _guess(ask: HouseAsk, answers: list[str]) -> str:
-    """A fixed guess drawn from the question's own text: a text-only reader can do no better."""
+    """A fixed guess drawn from the question's own text: a text-only reader can do no better.
+    For a room sequence it is one of the well-formed sequences (the two named rooms with one or
+    more of the others between them, in any order), each as likely as the next."""
+    if ask.kind == "long_term_navigation" and ask.room and ask.other:
+        others = sorted(set(answers) - {ask.room, ask.other})
+        k = zlib.crc32(ask.text.encode())
+        routes = [p for n in range(1, len(others) + 1) for p in itertools.permutations(others, n)]
+        if routes:
+            return " | ".join([ask.room, *routes[k % len(routes)], ask.other])
     if not answers:
         return "unknown"
     return answers[zlib.crc32(ask.text.encode()) % len(answers)]
@@ -265,14 +272,18 @@ def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
     elif ask.kind == "location":
         votes: Counter[str] = Counter()
         where: dict[str, int] = {}
+        close: set[str] = set()
         for i, s in enumerate(seen):
             for o in s.objects:
                 if o.colour == ask.colour and o.category == ask.category and o.room is not None:
                     votes[o.room] += o.area
                     where.setdefault(o.room, i)
+                    if o.near:
+                        close.add(o.room)
         if votes:
             room = votes.most_common(1)[0][0]
-            verdict = Verdict(room, 0.95, where[room], f"a {ask.colour} {ask.category} in the {room}")
+            sure = 0.95 if room in close else FAR_CONFIDENCE
+            verdict = Verdict(room, sure, where[room], f"a {ask.colour} {ask.category} in the {room}")
     elif ask.kind == "traversable_passage":
         # Two floors in one view meet at a doorway (a room two doorways off shows less floor).
         votes = Counter()
@@ -296,30 +307,72 @@ def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
                 verdict = Verdict("a doorway", 0.95, i, f"the {ask.other} shows from the {ask.room}")
                 break
     elif ask.kind == "long_term_navigation":
-        walk: list[str] = []
-        for s in seen:
-            if s.room is not None and (not walk or walk[-1] != s.room):
-                walk.append(s.room)
-        if ask.room in walk and ask.other in walk:
-            a = walk.index(ask.room)
-            b = len(walk) - 1 - walk[::-1].index(str(ask.other))
-            if a < b:
-                route = _without_detours(walk[a : b + 1])
-                verdict = Verdict(" | ".join(route), 0.9, len(views) - 1, "the rooms I walked through")
+        found = _route(seen, str(ask.room), str(ask.other))
+        if found is not None:
+            route, last, reached = found
+            why = "doorways seen along the way" if reached else "doorways seen so far, the goal beyond them"
+            verdict = Verdict(" | ".join(route), 0.9 if reached else 0.0, last, why)
     if verdict is None:
         return Verdict(_guess(ask, _answers(ask)), 0.0, None, "nothing in view settles it")
     return verdict
 
 
-def _without_detours(walk: list[str]) -> list[str]:
-    """A walk with every out-and-back loop cut (``a b c b d`` -> ``a b d``)."""
-    out: list[str] = []
-    for r in walk:
-        if r in out:
-            out = out[: out.index(r) + 1]
-        else:
-            out.append(r)
+def doorways(seen: list[HouseView]) -> dict[frozenset[str], tuple[int, int]]:
+    """The doorways ``seen`` show: a room's floor in view from inside another room means a doorway
+    between the two. Per pair of rooms, the most floor pixels of one seen from the other, and the
+    last view that showed it."""
+    out: dict[frozenset[str], tuple[int, int]] = {}
+    for i, s in enumerate(seen):
+        if s.room is None:
+            continue
+        for r, n in s.rooms.items():
+            if r != s.room and n >= OTHER_ROOM_MIN_PIXELS:
+                key = frozenset((s.room, r))
+                best = out.get(key, (0, i))[0]
+                out[key] = (max(best, n), i)
     return out
+
+
+def _route(seen: list[HouseView], start: str, goal: str) -> tuple[list[str], int, bool] | None:
+    """The rooms from ``start`` to ``goal`` through the doorways ``seen`` show, the last view that
+    showed one of them, and whether the chain reaches ``goal`` (``None``: no doorway from
+    ``start`` seen at all).
+
+    Questions ask only about goals with one doorway route, so every chain of true doorways from
+    start to goal is the answer. A room two doorways off can show through both, which would fake
+    a doorway; such a glimpse shows less floor, so of all chains the one whose weakest doorway
+    showed the most floor wins (then its next weakest, and so on). When no chain reaches the
+    goal, the longest chain from the start with the goal added is the best guess (the goal lies
+    beyond what was explored)."""
+    doors = doorways(seen)
+    links: dict[str, list[str]] = {}
+    for pair in doors:
+        a, b = tuple(pair)
+        links.setdefault(a, []).append(b)
+        links.setdefault(b, []).append(a)
+    chains: list[tuple[list[str], list[int]]] = []
+
+    def walk(path: list[str], weights: list[int]) -> None:
+        chains.append((path, sorted(weights)))
+        if path[-1] == goal:
+            return
+        for nxt in sorted(links.get(path[-1], [])):
+            if nxt not in path:
+                walk([*path, nxt], [*weights, doors[frozenset((path[-1], nxt))][0]])
+
+    walk([start], [])
+    full = [c for c in chains if c[0][-1] == goal]
+    if full:
+        route = max(full, key=lambda c: c[1])[0]
+        reached = True
+    else:
+        part = [c for c in chains if len(c[0]) >= 2]
+        if not part:
+            return None
+        route = [*max(part, key=lambda c: (len(c[0]), c[1]))[0], goal]
+        reached = False
+    last = max(doors[frozenset(p)][1] for p in itertools.pairwise(route) if frozenset(p) in doors)
+    return route, last, reached
 
 
 def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> Verdict | None:
@@ -336,7 +389,8 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
         if not votes:
             return None
         cat = votes.most_common(1)[0][0]
-        return Verdict(cat, 0.9, best[cat], f"a {cat} on the furniture in the {ask.room}")
+        sure = 0.9 if any(o.near and o.category == cat for _, o in found) else FAR_CONFIDENCE
+        return Verdict(cat, sure, best[cat], f"a {cat} on the furniture in the {ask.room}")
     named = [(i, o) for i, o in found if o.category == ask.category]
     if ask.kind == "attribute":
         colours: Counter[str] = Counter()
@@ -347,7 +401,8 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
         if not colours:
             return None
         colour = colours.most_common(1)[0][0]
-        return Verdict(colour, 0.95, where[colour], f"the {ask.category} in the {ask.room} is {colour}")
+        sure = 0.95 if any(o.near and o.colour == colour for _, o in named) else FAR_CONFIDENCE
+        return Verdict(colour, sure, where[colour], f"the {ask.category} in the {ask.room} is {colour}")
     per_view: dict[int, set[str]] = {}
     for i, o in named:
         per_view.setdefault(i, set()).add(o.colour)
@@ -355,7 +410,8 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
     n = min(3, len(per_view[most])) if most is not None else 0
     if ask.kind == "existence":
         if most is not None:
-            return Verdict("yes", 0.95, most, f"a {ask.category} in the {ask.room}")
+            sure = 0.95 if any(o.near for _, o in named) else FAR_CONFIDENCE
+            return Verdict("yes", sure, most, f"a {ask.category} in the {ask.room}")
         if len(inside) >= 8:  # a full turn inside the room showed none
             return Verdict("no", 0.9, inside[-1], f"no {ask.category} seen all round the {ask.room}")
         return None
@@ -363,7 +419,8 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
         if len(inside) < 8:
             return None
         return Verdict("0", 0.9, inside[-1], f"no {ask.category} seen all round the {ask.room}")
-    sure = 0.9 if len(inside) >= 8 or looked >= 8 else 0.5
+    close = all(o.near for i, o in named if i == most)
+    sure = 0.9 if (len(inside) >= 8 or looked >= 8) and close else 0.5
     return Verdict(str(n), sure, most, f"{n} seen in the {ask.room}")
 
 
@@ -380,11 +437,21 @@ def heading(ask: HouseAsk, view: View, visited: set[str]) -> tuple[str | None, s
     inside it, toward the nearest small object), else toward a room not yet visited."""
     s = read_view(view)
     target = ask.target_room
+    if ask.kind == "location":
+        # Walk up to anything of the named colour that is too far away to read.
+        far = [o for o in [*s.objects, *s.unread] if o.colour == ask.colour and not o.near]
+        if far:
+            o = max(far, key=lambda o: o.area)
+            return _side(o.x), f"walk up to the {o.colour} thing to read it"
     if target is not None and s.room == target:
-        objs = [o for o in s.objects if ask.category in (None, o.category) and o.room == target]
-        if ask.kind in ("attribute", "counting", "existence", "relation") and objs:
-            o = max(objs, key=lambda o: o.area)
-            return _side(o.x), f"close in on the {o.colour} {o.category}"
+        if ask.kind in ("attribute", "counting", "existence", "relation"):
+            # Read small things from close by: first far ones of the named kind, then unread blobs.
+            far = [o for o in s.objects if ask.category in (None, o.category) and not o.near]
+            far = [o for o in far or s.unread if o.room == target]
+            if far:
+                o = max(far, key=lambda o: o.area)
+                what = f"{o.colour} {o.category or 'thing'}"
+                return _side(o.x), f"walk up to the {what} to read it"
         return None, f"in the {target}"
     if target is not None and target in s.floor_x:
         return _side(s.floor_x[target]), f"the {target} shows that way"
