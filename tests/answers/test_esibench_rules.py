@@ -107,6 +107,7 @@ def test_option_ids_containers_changes_distance_and_action() -> None:
 
 def test_scoring_through_eviseek_uses_the_rule_set() -> None:
     from eviseek.answers import score_answer
+    from eviseek.answers.esibench import saved_rule_set
     from eviseek.types import AnswerContract, Question
 
     q = Question(
@@ -116,9 +117,13 @@ def test_scoring_through_eviseek_uses_the_rule_set() -> None:
         ground_truth="3",
         metadata={"rules": "esibench", "esibench": {"rule": {"task": "counting", "truth": "3"}}},
     )
-    assert score_answer(q, "three").correct is False  # eviseek's own rules would accept it
-    assert score_answer(q, "4").score == pytest.approx(2 / 3) and not score_answer(q, "4").correct
-    assert score_answer(q, "3").score == 1.0
+    rules = saved_rule_set(q.metadata)  # what older runs saved: the official rules
+    assert rules == "esibench:official"
+    assert score_answer(q, "three", rules=rules).correct is False
+    assert score_answer(q, "three").correct is True  # eviseek's own rules accept it
+    assert score_answer(q, "4", rules=rules).score == pytest.approx(2 / 3)
+    assert not score_answer(q, "4", rules=rules).correct
+    assert score_answer(q, "3", rules=rules).score == 1.0
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from eviseek.autotool.benchmark_specs import parse_options
 from eviseek.autotool.metrics import cycle_accuracy, mode_costs, mode_shares, pope_metrics, summarize
 from eviseek.cli.autotool import dataset_spec
 from eviseek.errors import ConfigError
+from eviseek.eval.benchmarks.autotool import parse_options
 from eviseek.eval.config import new_run_config
 from eviseek.eval.runner import EvalOutcome, run_eval
 from eviseek.eval.scoring import rescore_run

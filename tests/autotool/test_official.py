@@ -155,8 +155,8 @@ def test_dual_mode_prompt_is_a_labelled_option_with_its_own_scorer(tmp_path: Pat
 def test_the_dataset_spec_selects_the_prompt_style(tmp_path: Path) -> None:
     import pytest
 
-    from eviseek.autotool.benchmark_specs import parse_spec_options
     from eviseek.errors import ConfigError
+    from eviseek.eval.benchmarks.autotool import parse_spec_options
 
     assert parse_spec_options("mathvista", "/d?prompt=autotool") == ("/d", 0, True, "autotool")
     assert parse_spec_options("wemath", "/d")[3] == "official"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from eviseek.eval.benchmark import _REGISTRY, benchmark_of, benchmarks, register_benchmark
+import pytest
+
+from eviseek.answers import AnswerScore
+from eviseek.eval.benchmark import _REGISTRY, benchmark_for, benchmark_of, benchmarks, register_benchmark
 from eviseek.eval.config import default_budget, new_run_config
 from eviseek.eval.datasets import load_dataset
-from eviseek.types import AnswerContract, Question
+from eviseek.eval.scoring import rules_count, score_trajectory
+from eviseek.types import AnswerContract, EpisodeResult, Question, Trajectory
 
 
 def test_builtin_benchmarks_declare_env_and_budget() -> None:
@@ -35,22 +39,80 @@ def test_a_plugin_benchmark_is_one_registration() -> None:
         del _REGISTRY["toybench"]
 
 
-def test_scorers_are_registered_by_the_benchmark_that_names_them() -> None:
-    from eviseek.answers import AnswerScore
-    from eviseek.eval.benchmark import _SCORERS, register_scorer, scorer_named
-    from eviseek.eval.benchmarks.autotool import score as autotool_score
-    from eviseek.eval.scoring import score_trajectory
-    from eviseek.types import EpisodeResult, Trajectory
+def _yes_no(qid: str, **metadata: object) -> Question:
+    return Question(
+        id=qid, text="?", contract=AnswerContract(kind="yes_no"), ground_truth="yes", metadata=dict(metadata)
+    )
 
-    assert scorer_named("autotool") is autotool_score and scorer_named(None) is None
-    register_scorer("always_right", lambda t, q, raw: AnswerScore(answer=raw, correct=True, score=1.0))
+
+def _traj(raw: str) -> Trajectory:
+    traj = Trajectory(episode_id="e", question_id="q", agent="a")
+    traj.result = EpisodeResult(question_id="q", agent="a", raw_answer=raw)
+    return traj
+
+
+def test_the_scorer_comes_from_the_benchmark_the_dataset_names() -> None:
+    register_benchmark(
+        "alwaysright",
+        lambda arg: [_yes_no("q")],
+        scorer=lambda t, q, raw: AnswerScore(answer=raw, correct=True, score=1.0),
+    )
     try:
-        q = Question(
-            id="q", text="?", contract=AnswerContract(kind="yes_no"), ground_truth="yes",
-            metadata={"scorer": "always_right"},
-        )  # fmt: skip
-        traj = Trajectory(episode_id="e", question_id="q", agent="a")
-        traj.result = EpisodeResult(question_id="q", agent="a", raw_answer="no")
-        assert score_trajectory(traj, q).correct is True
+        q = _yes_no("q")
+        assert score_trajectory(_traj("no"), q, dataset="alwaysright:1").correct is True
+        assert score_trajectory(_traj("no"), q).correct is False  # no benchmark: the contract
+        assert benchmarks()["alwaysright"].scoring == "alwaysright"
+        assert rules_count([q], "alwaysright:1") == {"alwaysright": 1}
     finally:
-        del _SCORERS["always_right"]
+        del _REGISTRY["alwaysright"]
+
+
+def test_saved_questions_are_recognised_by_the_keys_their_loaders_wrote() -> None:
+    """A question file or run directory names no benchmark; older runs carry the loaders' keys."""
+    from eviseek.eval.benchmarks.autotool import score as autotool_score
+
+    autotool = _yes_no("q", scorer="autotool", autotool_kind="vstar")
+    found = benchmark_for(autotool)
+    assert found is not None and found.scorer is autotool_score and found.report_sections == ("autotool",)
+    esi = _yes_no("q", rules="esibench")  # what runs saved before the rule sets had names
+    found = benchmark_for(esi)
+    assert found is not None and found.name == "esibench"
+    assert found.rules_of(esi) == "esibench:official"
+    assert benchmark_for(_yes_no("q")) is None
+    assert benchmark_for(_yes_no("q"), "house:dev") is benchmarks()["house"]
+    tabletop = _yes_no("q")
+    tabletop.env_id = "eviseek/Tabletop-v0"
+    assert benchmark_for(tabletop) is benchmarks()["tabletop"]
+    assert rules_count([autotool, esi, tabletop]) == {"autotool": 1, "esibench:official": 1, "contract": 1}
+
+
+def test_esibench_rules_are_applied_by_its_benchmark_not_by_the_answer_contract() -> None:
+    from eviseek.answers import score_answer
+
+    q = Question(
+        id="q",
+        text="How many?",
+        contract=AnswerContract(kind="integer"),
+        ground_truth="9",
+        metadata={"rules": "esibench:official", "esibench": {"rule": {"task": "counting", "truth": 2}}},
+    )  # fmt: skip  (a contract truth unlike the rule's, so the two verdicts differ)
+    by_benchmark = score_trajectory(_traj("There are 2."), q)
+    by_contract = score_answer(q, "There are 2.")  # the metadata does not choose the rules
+    by_rules = score_answer(q, "There are 2.", rules="esibench:official")
+    assert by_rules.correct is True and by_contract.correct is False
+    assert (by_benchmark.correct, by_benchmark.score) == (True, by_rules.score)
+
+
+def test_a_registration_refuses_an_unknown_report_section() -> None:
+    with pytest.raises(ValueError, match="unknown report section"):
+        register_benchmark("badbench", lambda arg: [], report_sections=("leaderboard",))
+    assert "badbench" not in _REGISTRY
+
+
+def test_reasonseg_is_a_dataset_spec() -> None:
+    """Every AutoTool dataset kind is registered (the registry once listed the names by hand and
+    missed ``reasonseg``)."""
+    from eviseek.autotool.datasets import KINDS
+
+    assert set(KINDS) <= benchmarks().keys()
+    assert benchmarks()["reasonseg"].env_id == "eviseek/ImageZoom-v0"

@@ -54,6 +54,13 @@ def rule_set_of(name: object) -> str | None:
     return name if isinstance(name, str) and name in RULE_SETS else None
 
 
+def saved_rule_set(metadata: dict[str, Any]) -> str | None:
+    """The ESI-Bench rule set a saved question records in its ``metadata["rules"]`` (``None``:
+    none). For readers below the harness (the viewer) that score a saved question without the
+    benchmark registry; the harness asks the ESI-Bench benchmark's registration instead."""
+    return rule_set_of(metadata.get("rules"))
+
+
 _NOT_SURE = {"not sure", "unsure", "unknown"}
 
 

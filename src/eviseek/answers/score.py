@@ -38,15 +38,18 @@ def accepted_answers(question: Question) -> list[str]:
     return out
 
 
-def score_answer(question: Question, raw: str | None) -> AnswerScore:
+def score_answer(question: Question, raw: str | None, *, rules: str | None = None) -> AnswerScore:
     """Normalise ``raw`` under the question's contract and compare it with the ground truth.
 
     A missing or unreadable answer scores 0. Several accepted answers (a list ground truth,
-    e.g. equivalent stacking orders) all count as correct.
+    e.g. equivalent stacking orders) all count as correct. ``rules`` naming one of ESI-Bench's
+    rule sets (``esibench:paper``, ``esibench:official``) scores by ESI-Bench's reading and
+    verdict instead; the caller chooses it (the ESI-Bench benchmark's scorer, from the rule set
+    the question was loaded with).
     """
-    rules = rule_set_of(question.metadata.get("rules"))
-    if rules is not None:
-        return _score_by_esibench_rules(question, raw, rules)
+    chosen = rule_set_of(rules)
+    if chosen is not None:
+        return _score_by_esibench_rules(question, raw, chosen)
     contract: AnswerContract = question.contract
     answer = normalize_answer(raw, contract)
     truths = accepted_answers(question)

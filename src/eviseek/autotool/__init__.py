@@ -1,8 +1,8 @@
 """AutoTool: dual-mode (``<tool_on>``/``<tool_off>``) zoom-in reasoning over high-resolution images.
 
-Light names are re-exported here; the episode loop, dataset loaders, dataset specs and metrics
-live in submodules (``.datasets``, ``.benchmark_specs``, ``.metrics``...); the agent is
-``eviseek.agents.autotool``.
+Light names are re-exported here; the episode loop, dataset loaders and metrics live in
+submodules (``.datasets``, ``.metrics``...); the dataset specs, scorer and report section are
+registered by ``eviseek.eval.benchmarks.autotool``; the agent is ``eviseek.agents.autotool``.
 Evaluation runs through the shared harness (``eviseek eval --agents autotool``, or its alias
 ``eviseek autotool eval``).
 """

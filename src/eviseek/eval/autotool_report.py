@@ -1,5 +1,7 @@
-"""The AutoTool part of ``eviseek report``: for each system run with the ``autotool`` agent, the
-share of tool-on and tool-off episodes per benchmark (the paper's Figure 3, as a PNG), the cost of
+"""The AutoTool part of ``eviseek report`` (the ``autotool`` report section, which AutoTool's
+image benchmarks register in :mod:`eviseek.eval.benchmarks.autotool`): for each system of a run
+on those benchmarks whose episodes record a tool mode (``tool_on``/``tool_off``), the share of
+tool-on and tool-off episodes per benchmark (the paper's Figure 3, as a PNG), the cost of
 an answer in each mode, and each benchmark's own headline numbers.
 
 Sources: Figure 3 of the AutoTool paper plots the frequency of the two modes per benchmark; its
@@ -11,18 +13,24 @@ rests on: a tool-off answer costs one call). The numbers come from :mod:`eviseek
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import get_args
 
 from pydantic import BaseModel, Field
 
 from eviseek.autotool.metrics import ModeCost, ModeShare, headline_metrics, mode_costs, mode_shares
+from eviseek.autotool.protocol import Mode
+from eviseek.eval.benchmarks.autotool import KIND_KEY
 from eviseek.eval.metrics import SystemResults
 from eviseek.eval.rundir import RunData
 from eviseek.eval.tables import Cell, Table, fmt, fmt_int
 
-AGENT = "autotool"
+SECTION = "autotool"
+"""The report section's name (:data:`eviseek.eval.benchmark.REPORT_SECTIONS`)."""
 FIGURE = "autotool_mode_frequency"
 TABLES = ("autotool-modes", "autotool-efficiency", "autotool-benchmarks")
 """The section's table keys, in the order the report shows them."""
+TOOL_MODES: tuple[str, ...] = get_args(Mode)
+"""The episode modes of the dual-mode agent; a system whose episodes record one is shown."""
 
 
 class AutoToolSection(BaseModel):
@@ -35,24 +43,22 @@ class AutoToolSection(BaseModel):
     """Per benchmark: accuracy plus its own figure (cycle-averaged accuracy, POPE F1, mean IoU)."""
 
 
-def is_autotool(agent: str) -> bool:
-    """Whether ``agent`` (a name or spec such as ``autotool:max_turns=3``) is the AutoTool agent."""
-    return agent.split(":", 1)[0].strip().lower() == AGENT
-
-
 def autotool_sections(runs: Sequence[RunData], systems: Sequence[SystemResults]) -> list[AutoToolSection]:
-    """One section per AutoTool system that has results."""
+    """One section per system of a run whose benchmark adds this section and whose results
+    record a tool mode (the dual-mode agent's, whatever its name; other agents' modes, such as
+    ``passive``, are not tool modes)."""
     by_run = {r.label: r for r in runs}
+    with_section = {r.label for r in runs if SECTION in r.report_sections()}
     out = []
     for s in systems:
-        if not is_autotool(s.agent) or not s.results:
+        if s.run not in with_section or not any(r.mode in TOOL_MODES for r in s.results.values()):
             continue
         rows = list(s.results.values())
         questions = by_run[s.run].questions
         headline = {}
         for bench in sorted({r.family or "-" for r in rows}):
             qs = [q for q in questions if (q.family or "-") == bench]
-            kinds = {str(q.metadata.get("autotool_kind", "other")) for q in qs}
+            kinds = {str(q.metadata.get(KIND_KEY, "other")) for q in qs}
             kind = kinds.pop() if len(kinds) == 1 else "other"
             headline[bench] = headline_metrics([r for r in rows if (r.family or "-") == bench], qs, kind)
         out.append(

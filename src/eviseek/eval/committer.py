@@ -38,8 +38,11 @@ class Committer:
         replace: bool,
         max_pending: int,
         on_commit: Callable[[EpisodeResult], None],
+        dataset: str | None = None,
     ) -> None:
         self.run_dir = run_dir
+        self.dataset = dataset
+        """The run's dataset spec, which names the benchmark that scores its episodes."""
         self.store = store
         self.replace = replace
         self.on_commit = on_commit
@@ -62,7 +65,7 @@ class Committer:
 
     async def _save(self, traj: Trajectory, question: Question) -> None:
         try:
-            result = score_trajectory(traj, question)
+            result = score_trajectory(traj, question, dataset=self.dataset)
             traj.result = result
             directory = RunDir(self.run_dir).episode_dir(result.agent, result.question_id)
             await asyncio.get_running_loop().run_in_executor(self._save_pool, traj.save, directory)

@@ -42,8 +42,8 @@ class RunConfig(BaseModel):
     """The dataset spec given to :func:`eviseek.eval.datasets.load_dataset`."""
     limit: int | None = None
     """Only the first ``limit`` questions of the dataset, in dataset order."""
-    budget: int = 30
-    """Primitive environment steps allowed per episode."""
+    budget: int = DEFAULT_BUDGET
+    """Primitive environment steps allowed per episode (a new run takes its benchmark's)."""
     seed: int = 0
     questions_sha256: str | None = None
     """Hash of ``questions.jsonl``; a dataset whose contents changed cannot resume a run."""
@@ -202,8 +202,14 @@ def new_run_config(
     **settings: Any,
 ) -> RunConfig:
     """The settings of a new run: what was given, else :class:`RunConfig`'s own defaults, with the
-    step budget the dataset calls for (:func:`default_budget`). ``None`` means not given."""
+    step budget the dataset calls for (:func:`default_budget`). ``None`` means not given.
+
+    The run's ``plugins`` are imported first, so that a plugin benchmark's budget applies."""
     given = {k: v for k, v in settings.items() if v is not None}
+    if budget is None and given.get("plugins"):
+        from eviseek.eval.envpool import import_plugins
+
+        import_plugins(given["plugins"])
     if seed is not None:
         given["seed"] = seed
     return RunConfig(

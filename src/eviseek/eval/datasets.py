@@ -8,7 +8,7 @@ A spec is one of:
 * a directory holding ``questions.jsonl`` (a generated set, or a run directory);
 * a ``.jsonl`` file with one :class:`~eviseek.types.Question` record per line;
 * AutoTool's benchmarks, ``vstar:PATH``, ``hrbench4k:PATH``, ``refcoco:PATH``, ``mathvista:PATH``,
-  ``synthetic:N``... (see :mod:`eviseek.autotool.benchmark_specs`).
+  ``synthetic:N``... (see :mod:`eviseek.eval.benchmarks.autotool`).
 
 Image paths inside question records are relative to the file's directory; they are made
 absolute on load so the questions work from anywhere. Question files are read, written and
@@ -70,7 +70,11 @@ def load_dataset(spec: str) -> list[Question]:
             )
         if not split:
             raise ConfigError(f"dataset spec {spec!r} names no split, e.g. {name}:dev")
-        questions = list(benchmarks()[name].loader(split))
+        benchmark = benchmarks()[name]
+        questions = list(benchmark.loader(split))
+        for q in questions:  # a loader may leave the environment to its registration
+            if q.env_id is None and benchmark.env_id is not None:
+                q.env_id = benchmark.env_id
     else:
         raise ConfigError(
             f"dataset {spec!r} is neither an existing file or directory nor a name:split spec "

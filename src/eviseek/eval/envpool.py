@@ -110,6 +110,22 @@ def import_plugins(plugins: Sequence[str]) -> None:
                 raise ConfigError(f"plugin module {plugin!r} cannot be imported: {exc}") from exc
 
 
+def import_run_plugins(plugins: Sequence[str]) -> list[str]:
+    """Import the plugins a saved run was made with, so that their registrations (a plugin
+    benchmark's scorer, taxonomy and report sections) apply when the run is scored or reported
+    again. A plugin that cannot be imported any more is skipped: the line returned for it says
+    so, and the run is read with what is registered."""
+    problems = []
+    for plugin in plugins:
+        try:
+            import_plugins([plugin])
+        except (ConfigError, ImportError, OSError) as exc:
+            problems.append(
+                f"plugin {plugin} of the run was not imported ({exc}); its registrations do not apply"
+            )
+    return problems
+
+
 def strip_privileged(value: Any) -> Any:
     """Drop depth and segmentation before an observation crosses to the agent's process.
 

@@ -27,9 +27,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
+from eviseek.eval.benchmark import Taxonomy
 from eviseek.eval.stats import PAPER_SEED, PairedTest, paired_test, with_holm
 from eviseek.types import EpisodeResult
-from eviseek.types.taxonomy import subcategory_rank
 
 NO_FAMILY = "(no family)"
 NO_SUBCATEGORY = "(no subcategory)"
@@ -77,6 +77,8 @@ class SystemResults:
     model: str = ""
     run: str = ""
     """Label of the run directory this system came from (groups systems in tables)."""
+    taxonomy: Taxonomy | None = None
+    """The order of its benchmark's families and subcategories (``None``: first seen first)."""
 
     def __post_init__(self) -> None:
         ids = [q.id for q in self.questions]
@@ -171,13 +173,17 @@ class AccuracyRow(BaseModel):
 
 
 def _slices(systems: Sequence[SystemResults]) -> list[tuple[str, str]]:
-    """(family, subcategory) pairs: ESI-Bench's families and subcategories in the paper's Table 5
-    order (:mod:`eviseek.types.taxonomy`), then any others in order of first appearance."""
+    """(family, subcategory) pairs in the order of the first system's benchmark taxonomy (ESI-Bench's:
+    the paper's Table 5, :mod:`eviseek.types.taxonomy`), then any others in order of first
+    appearance."""
     seen: dict[tuple[str, str], None] = {}
     for system in systems:
         for q in system.questions:
             seen.setdefault((q.family, q.subcategory), None)
-    return sorted(seen, key=lambda fs: subcategory_rank(*fs))
+    taxonomy = next((s.taxonomy for s in systems if s.taxonomy is not None), None)
+    if taxonomy is None:
+        return list(seen)
+    return sorted(seen, key=lambda fs: taxonomy.rank(*fs))
 
 
 def _families(slices: Iterable[tuple[str, str]]) -> list[str]:

@@ -50,6 +50,7 @@ from eviseek.eval.report_render import (
     write_episode_pages,
 )
 from eviseek.eval.rundir import RunData, load_run, systems_of
+from eviseek.eval.scoring import rules_count
 from eviseek.eval.stats import PAPER_SEED
 from eviseek.eval.tables import (
     Table,
@@ -95,15 +96,10 @@ class ReportFiles:
     tables: dict[str, Table] = field(default_factory=dict)
 
 
-def rules_in_force(questions: Sequence[Question]) -> str:
-    """The rule sets the questions are scored by, with counts when there is more than one."""
-    from collections import Counter
-
-    from eviseek.answers.esibench import rule_set_of
-
-    counts = Counter(
-        rule_set_of(q.metadata.get("rules")) or str(q.metadata.get("scorer") or "contract") for q in questions
-    )
+def rules_in_force(questions: Sequence[Question], dataset: str | None = None) -> str:
+    """The rules the questions are scored by (their benchmark's: ``esibench:paper``,
+    ``autotool``..., else ``contract``), with counts when there is more than one."""
+    counts = rules_count(questions, dataset)
     if len(counts) == 1:
         return next(iter(counts))
     return ", ".join(f"{name} ({n})" for name, n in sorted(counts.items()))
@@ -132,7 +128,7 @@ def compute_report(
                 agents=r.agents,
                 dataset=str(r.config.get("dataset", "")),
                 n_questions=len(r.questions),
-                rules=rules_in_force(r.questions),
+                rules=rules_in_force(r.questions, r.dataset),
                 support_sources=r.support_sources,
             )
             for r in runs
@@ -156,6 +152,7 @@ def compute_report(
         express=[
             row.model_copy(update={"agent": row.agent if len(runs) == 1 else f"{r.label} / {row.agent}"})
             for r in runs
+            if "express" in r.report_sections()
             for row in express_rows(r.path)
         ],
         autotool=autotool_sections(runs, systems),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eviseek.eval.benchmark import Benchmark, benchmark_for
 from eviseek.eval.judge import load_support_grades
 from eviseek.eval.metrics import NO_FAMILY, NO_SUBCATEGORY, QuestionKey, SystemResults
 from eviseek.types import EpisodeResult, Question
@@ -61,6 +62,26 @@ class RunData:
     have none."""
     warnings: list[str] = field(default_factory=list)
     label: str = ""
+
+    @property
+    def dataset(self) -> str | None:
+        """The run's dataset spec (``None`` when its ``run.json`` names none)."""
+        value = self.config.get("dataset")
+        return value if isinstance(value, str) else None
+
+    def benchmarks(self) -> list[Benchmark]:
+        """The benchmarks its questions belong to, in order of first appearance (none for
+        questions no benchmark recognises)."""
+        found: dict[str, Benchmark] = {}
+        for q in self.questions:
+            benchmark = benchmark_for(q, self.dataset)
+            if benchmark is not None:
+                found.setdefault(benchmark.name, benchmark)
+        return list(found.values())
+
+    def report_sections(self) -> set[str]:
+        """The report sections its benchmarks add (``express``, ``autotool``...)."""
+        return {section for b in self.benchmarks() for section in b.report_sections}
 
     def question_keys(self) -> list[QuestionKey]:
         """The metrics view of the question list (empty family/subcategory get a placeholder)."""
@@ -120,8 +141,9 @@ def _episode_dir(run: Path, agent: str, qid: str) -> Path:
     return RunDir(run).episode_dir(agent, qid)
 
 
-def _rescore(result: EpisodeResult, question: Question | None) -> bool:
-    """Score an unscored answer in place; True if it was scored here."""
+def _rescore(result: EpisodeResult, question: Question | None, dataset: str | None) -> bool:
+    """Score an unscored answer in place by its answer contract, or by the rule set the question
+    chose when its benchmark has rule sets (ESI-Bench's); True if it was scored here."""
     if result.correct is not None or result.error is not None or question is None:
         return False
     if question.ground_truth is None:
@@ -131,7 +153,9 @@ def _rescore(result: EpisodeResult, question: Question | None) -> bool:
         return False
     from eviseek.answers import score_answer
 
-    verdict = score_answer(question, raw)
+    benchmark = benchmark_for(question, dataset)
+    rules = benchmark.rules.of(question) if benchmark is not None and benchmark.rules is not None else None
+    verdict = score_answer(question, raw, rules=rules)
     result.answer, result.correct, result.score = verdict.answer, verdict.correct, verdict.score
     return True
 
@@ -202,6 +226,7 @@ def _per_agent(
     results_list: list[EpisodeResult],
     by_id: dict[str, Question],
     warnings: list[str],
+    dataset: str | None,
 ) -> tuple[dict[str, dict[str, EpisodeResult]], dict[str, dict[str, int]]]:
     """Results per agent and question (unscored answers scored, judge grades filled in), and where
     each result's support came from."""
@@ -215,7 +240,7 @@ def _per_agent(
         if r.question_id not in by_id:
             strangers.add(r.question_id)
             continue
-        rescored += _rescore(r, by_id.get(r.question_id))
+        rescored += _rescore(r, by_id.get(r.question_id), dataset)
         if r.support is not None:
             sources[r.agent]["environment"] += 1
         else:
@@ -245,12 +270,20 @@ def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
         raise FileNotFoundError(f"run directory {run} does not exist")
     config = RunDir(run).read_config()
     warnings: list[str] = []
+    plugins = config.get("plugins")
+    if isinstance(plugins, list) and plugins:  # a plugin benchmark's scorer, taxonomy, sections
+        from eviseek.eval.envpool import import_run_plugins
+
+        warnings += import_run_plugins([str(p) for p in plugins])
     results_list, dirs = _finished_results(run, warnings)
     questions = _questions_or_stand_ins(run, results_list, warnings)
     by_id = {q.id: q for q in questions}
     listed = [str(a) for a in config.get("agents", []) if isinstance(a, str)]
     agents = list(dict.fromkeys(listed + [r.agent for r in results_list]))
-    results, sources = _per_agent(run, agents, results_list, by_id, warnings)
+    dataset = config.get("dataset")
+    results, sources = _per_agent(
+        run, agents, results_list, by_id, warnings, dataset if isinstance(dataset, str) else None
+    )
     failure = _failure_warning(run, [r for per in results.values() for r in per.values()])
     if failure:
         warnings.insert(0, failure)
@@ -316,6 +349,7 @@ def systems_of(runs: list[RunData]) -> list[SystemResults]:
     out: list[SystemResults] = []
     for run in runs:
         keys = run.question_keys()
+        taxonomy = next((b.taxonomy for b in run.benchmarks() if b.taxonomy is not None), None)
         for agent in run.agents:
             label = agent if len(runs) == 1 else f"{run.label} / {agent}"
             out.append(
@@ -326,6 +360,7 @@ def systems_of(runs: list[RunData]) -> list[SystemResults]:
                     results=run.results[agent],
                     model=run.model,
                     run=run.label,
+                    taxonomy=taxonomy,
                 )
             )
     return out

@@ -343,7 +343,12 @@ async def _run_all(
                 breaker.record(result)
 
             committer = Committer(
-                run_dir, store, replace=replace, max_pending=2 * config.concurrency, on_commit=on_commit
+                run_dir,
+                store,
+                replace=replace,
+                max_pending=2 * config.concurrency,
+                on_commit=on_commit,
+                dataset=config.dataset,
             )
             workers = {
                 asyncio.create_task(worker(committer)) for _ in range(min(config.concurrency, len(todo)))

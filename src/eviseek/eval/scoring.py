@@ -18,11 +18,17 @@ from pydantic import BaseModel, Field
 
 from eviseek.answers import AnswerScore, score_answer
 from eviseek.errors import ConfigError
+from eviseek.eval.benchmark import Benchmark, benchmark_for, rule_sets
 from eviseek.types import EpisodeResult, Question, Trajectory
 
 
-def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResult:
-    """The scored result of one episode: correctness under the answer contract, and its cost.
+def score_trajectory(
+    trajectory: Trajectory, question: Question, *, dataset: str | None = None
+) -> EpisodeResult:
+    """The scored result of one episode: correctness under its benchmark's scorer (the answer
+    contract when it has none), and its cost. ``dataset`` is the run's spec, which names the
+    benchmark; without one, or for a question file, the question's benchmark is recognised
+    from the question itself (:func:`~eviseek.eval.benchmark.benchmark_for`).
 
     Reads from ``trajectory.result`` only what cannot be recomputed (the raw answer, the
     failure reason, the visual support grade, the wall time, the mode); everything else comes
@@ -32,7 +38,7 @@ def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResul
     base = trajectory.result or EpisodeResult(question_id=question.id, agent=trajectory.agent)
     raw = base.raw_answer if base.raw_answer is not None else base.answer
     if base.error is None:
-        verdict = _verdict(trajectory, question, raw)
+        verdict = _verdict(trajectory, question, raw, benchmark_for(question, dataset))
         answer, correct, score = verdict.answer, verdict.correct, verdict.score
     else:
         answer, correct, score = None, False, 0.0
@@ -53,14 +59,12 @@ def score_trajectory(trajectory: Trajectory, question: Question) -> EpisodeResul
     )
 
 
-def _verdict(trajectory: Trajectory, question: Question, raw: str | None) -> AnswerScore:
-    """The answer contract's verdict, or the scorer a benchmark registered under the name the
-    question carries in ``metadata["scorer"]`` (AutoTool's: :mod:`eviseek.eval.benchmarks.autotool`)."""
-    from eviseek.eval.benchmark import scorer_named
-
-    scorer = scorer_named(question.metadata.get("scorer"))
-    if scorer is not None:
-        return scorer(trajectory, question, raw)
+def _verdict(
+    trajectory: Trajectory, question: Question, raw: str | None, benchmark: Benchmark | None
+) -> AnswerScore:
+    """The benchmark's own verdict, or the answer contract's when it registered no scorer."""
+    if benchmark is not None and benchmark.scorer is not None:
+        return benchmark.scorer(trajectory, question, raw)
     return score_answer(question, raw)
 
 
@@ -212,8 +216,9 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun
     saved trajectory holding a result (the runner saves the trajectory before it commits the
     row), so a lost or emptied store loses nothing here.
 
-    ``rules`` (``esibench:paper`` or ``esibench:official``) scores ESI-Bench's questions by that
-    rule set instead of the one they were loaded with; other questions are unaffected.
+    ``rules`` (``esibench:paper`` or ``esibench:official``; any rule set a benchmark registers,
+    :class:`~eviseek.eval.benchmark.RuleSets`) scores that benchmark's questions by it instead of
+    the one they were loaded with; other questions are unaffected.
     """
     from eviseek.eval.config import load_config
     from eviseek.eval.recover import all_saved_results
@@ -226,17 +231,14 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun
     qfile = run.questions_file
     if not qfile.exists():
         raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
-    agents = load_config(run_dir).agents
+    from eviseek.eval.envpool import import_run_plugins
+
+    config = load_config(run_dir)
+    agents, dataset = config.agents, config.dataset
+    import_run_plugins(config.plugins)  # a plugin benchmark scores its own questions
     questions = read_questions_by_id(qfile)
     if rules is not None:
-        from eviseek.answers.esibench import RULE_SETS, rule_set_of
-
-        chosen = rule_set_of(rules) or rule_set_of(f"esibench:{rules}")
-        if chosen is None:
-            raise ConfigError(f"unknown rule set {rules!r}; choose one of {', '.join(RULE_SETS)}")
-        for q in questions.values():
-            if rule_set_of(q.metadata.get("rules")) is not None:
-                q.metadata["rules"] = chosen
+        _choose_rules(questions.values(), rules, dataset)
     stored: list[EpisodeResult] = []
     state = "missing"
     if run.store_file.exists():
@@ -265,7 +267,7 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun
             continue
         trajectory = Trajectory.load(directory)
         trajectory.agent = row.agent
-        new = score_trajectory(trajectory, question)
+        new = score_trajectory(trajectory, question, dataset=dataset)
         if (new.answer, new.correct, new.score) != (row.answer, row.correct, row.score):
             changed.append(key)
         results.append(new)
@@ -276,18 +278,40 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun
         missing=missing,
         unstored=[f"{r.agent}/{r.question_id}" for r in unstored],
         store=state,
-        rules=_rules_count(questions.values()),
+        rules=rules_count(questions.values(), dataset),
     )
 
 
-def _rules_count(questions: Iterable[Question]) -> dict[str, int]:
+def _choose_rules(questions: Iterable[Question], name: str, dataset: str | None) -> None:
+    """Score every question whose benchmark has the rule set ``name`` by it (``official`` is
+    read as ``esibench:official``: a benchmark's own name may be left out)."""
+    from eviseek.eval.benchmark import RULES_KEY
+
+    sets = rule_sets()
+    chosen = {
+        bench: found
+        for bench, rs in sets.items()
+        if (found := rs.parse(name) or rs.parse(f"{bench}:{name}")) is not None
+    }
+    if not chosen:
+        known = list(dict.fromkeys(n for rs in sets.values() for n in rs.names))
+        raise ConfigError(f"unknown rule set {name!r}; choose one of {', '.join(known)}")
+    for q in questions:
+        benchmark = benchmark_for(q, dataset)
+        rules = benchmark.rules if benchmark is not None and benchmark.name in chosen else None
+        if benchmark is not None and rules is not None and rules.of(q) is not None:
+            q.metadata[RULES_KEY] = chosen[benchmark.name]
+
+
+def rules_of(question: Question, dataset: str | None = None) -> str:
+    """The name of the rules ``question`` is scored by: its benchmark's (with the rule set the
+    question chose), or ``contract``."""
+    benchmark = benchmark_for(question, dataset)
+    return benchmark.rules_of(question) if benchmark is not None else "contract"
+
+
+def rules_count(questions: Iterable[Question], dataset: str | None = None) -> dict[str, int]:
+    """Questions per scoring rules in force (``esibench:paper``, ``autotool``, ``contract``...)."""
     from collections import Counter
 
-    from eviseek.answers.esibench import rule_set_of
-
-    return dict(
-        Counter(
-            rule_set_of(q.metadata.get("rules")) or str(q.metadata.get("scorer") or "contract")
-            for q in questions
-        )
-    )
+    return dict(Counter(rules_of(q, dataset) for q in questions))

@@ -166,6 +166,20 @@ def subcategory_rank(family: str, subcategory: str) -> tuple[int, int]:
     return family_rank(family), SUBCATEGORIES.index(row) if row else len(SUBCATEGORIES)
 
 
+@dataclass(frozen=True)
+class Table5Order:
+    """The report order of the paper's Table 5 (:func:`subcategory_rank`), as the taxonomy that
+    the tabletop, house and ESI-Bench benchmarks register (``eval.benchmark.Taxonomy``)."""
+
+    def rank(self, family: str, subcategory: str) -> tuple[int, int]:
+        """Family in Table 5's order, then subcategory in Table 5's order (unknown last)."""
+        return subcategory_rank(family, subcategory)
+
+
+ESI_TAXONOMY = Table5Order()
+"""ESI-Bench's taxonomy in report order."""
+
+
 def min_steps(subcategory: str, family: str = "", *, default: int = ESIBENCH_MIN_STEPS) -> int:
     """Steps Single-model must take before a confident stop on this subcategory (ESI-Bench's rule).
 

@@ -357,9 +357,12 @@ def _outcome_view(
         # The run was not scored yet (e.g. a trajectory saved by an agent alone): score it the
         # way the harness does, and say so on the page.
         from eviseek.answers import score_answer
+        from eviseek.answers.esibench import saved_rule_set
 
         verdict = score_answer(
-            question, result.raw_answer if result.raw_answer is not None else result.answer
+            question,
+            result.raw_answer if result.raw_answer is not None else result.answer,
+            rules=saved_rule_set(question.metadata),
         )
         correct, score, scored_here = verdict.correct, verdict.score, True
     support = result.support

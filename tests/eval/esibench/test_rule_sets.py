@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from eviseek.answers import score_answer
+from eviseek.answers import AnswerScore, score_answer
 from eviseek.answers.esibench import OFFICIAL_RULES, PAPER_RULES, ESIRule, esibench_score
 from eviseek.eval.esibench import iter_records, load_with_exclusions
 from eviseek.eval.esibench.dataset import LoadOptions, load_esibench, parse_spec
@@ -64,13 +64,25 @@ def _check(root: Path) -> dict[str, int]:
             assert esibench_score(rule, full, PAPER_RULES).correct is True, (record.source, full)
             if len(rule.route) > len(blanks):  # a route of blanks only is the answer itself
                 assert esibench_score(rule, full, OFFICIAL_RULES).correct is False, (record.source, full)
-            # score_answer follows the question's rule set, and the spec can ask for the official one.
-            assert score_answer(question, full).correct is True
+            # The benchmark's scorer follows the question's rule set, and the spec can ask for the
+            # official one.
+            assert _esibench_verdict(question, full).correct is True
             official_q = question.model_copy(
                 update={"metadata": {**question.metadata, "rules": OFFICIAL_RULES}}
             )
-            assert score_answer(official_q, full).correct is (len(rule.route) == len(blanks))
+            assert _esibench_verdict(official_q, full).correct is (len(rule.route) == len(blanks))
+            assert score_answer(official_q, full, rules=OFFICIAL_RULES) == _esibench_verdict(official_q, full)
     return seen
+
+
+def _esibench_verdict(question: Question, raw: str) -> AnswerScore:
+    """The verdict of ESI-Bench's registered scorer (what the harness applies to its questions)."""
+    from eviseek.eval.benchmark import benchmarks
+    from eviseek.types import Trajectory
+
+    scorer = benchmarks()["esibench"].scorer
+    assert scorer is not None
+    return scorer(Trajectory(episode_id="e", question_id=question.id, agent="a"), question, raw)
 
 
 def test_both_rule_sets_on_the_fixture_records() -> None:

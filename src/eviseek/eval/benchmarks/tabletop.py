@@ -1,9 +1,14 @@
-"""The tabletop benchmark (``tabletop:dev``, ``tabletop:test``): generated PyBullet scenes."""
+"""The tabletop benchmark (``tabletop:dev``, ``tabletop:test``): generated PyBullet scenes of
+ESI-Bench's subcategories, scored by each question's answer contract and reported in the order of
+ESI-Bench's taxonomy."""
 
 from __future__ import annotations
 
 from eviseek.eval.benchmark import TABLETOP_BUDGET, register_benchmark
 from eviseek.types import Question
+from eviseek.types.taxonomy import ESI_TAXONOMY
+
+ENV_ID = "eviseek/Tabletop-v0"
 
 
 def load(split: str) -> list[Question]:
@@ -16,10 +21,17 @@ def load(split: str) -> list[Question]:
     return questions
 
 
+def owns(question: Question) -> bool:
+    """Whether ``question`` runs on the tabletop (every generated tabletop question names it)."""
+    return question.env_id == ENV_ID
+
+
 register_benchmark(
     "tabletop",
     load,
-    env_id="eviseek/Tabletop-v0",
+    env_id=ENV_ID,
     budget=TABLETOP_BUDGET,
     description="generated tabletop scenes of ESI-Bench's subcategories",
+    owns=owns,
+    taxonomy=ESI_TAXONOMY,
 )

@@ -392,8 +392,7 @@ def _official_verdict(question: Question, answer: Any) -> bool:
     from eviseek.answers import score_answer
     from eviseek.answers.esibench import OFFICIAL_RULES
 
-    as_official = question.model_copy(update={"metadata": {**question.metadata, "rules": OFFICIAL_RULES}})
-    return score_answer(as_official, None if answer is None else str(answer)).correct
+    return score_answer(question, None if answer is None else str(answer), rules=OFFICIAL_RULES).correct
 
 
 def _skip_reason(file: Path, limits: ImportLimits) -> str:
