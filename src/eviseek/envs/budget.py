@@ -1,6 +1,7 @@
 """The step loop shared by the simulated environments: a step budget, ``terminated`` (the agent
 stopped) kept apart from ``truncated`` (the budget ran out), and steps after the end answered with
-failed feedback instead of running."""
+failed feedback instead of running; and the two step budgets the paper sets, which the
+environments' defaults and the benchmark registry (``eval.benchmark``) both read from here."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ from typing import Any
 
 from eviseek.errors import EnvError
 from eviseek.types import Action, Feedback, Observation, StepResult
+
+TABLETOP_BUDGET = 30
+"""Primitive steps per episode on ESI-Bench and the tabletop (the paper's appendix A)."""
+NAVIGATION_BUDGET = 120
+"""Primitive steps per episode on EXPRESS-Bench and the house (the paper's section 5.5)."""
 
 
 class BudgetedSteps:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from eviseek.answers import AnswerScore
+from eviseek.envs.budget import NAVIGATION_BUDGET, TABLETOP_BUDGET
 from eviseek.types import Question, Trajectory
 
 __all__ = [
@@ -92,10 +93,6 @@ class RuleSets:
         return self.parse(question.metadata.get(RULES_KEY))
 
 
-TABLETOP_BUDGET = 30
-"""Primitive steps per episode on ESI-Bench and the tabletop (the paper's appendix A)."""
-NAVIGATION_BUDGET = 120
-"""Primitive steps per episode on EXPRESS-Bench and the house (the paper's section 5.5)."""
 DEFAULT_BUDGET = TABLETOP_BUDGET
 """The budget of a benchmark that names none, and of question files and directories."""
 

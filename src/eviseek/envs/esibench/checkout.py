@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.errors import ConfigError
 
 ROOT_ENV = "ESI_BENCH_ROOT"
@@ -57,7 +58,13 @@ def task_module(pipeline: ModuleType, task: str) -> ModuleType:
 
 
 def runner_config(
-    pipeline: ModuleType, task: str, source: Path, *, threshold: float, min_steps: int, max_steps: int = 30
+    pipeline: ModuleType,
+    task: str,
+    source: Path,
+    *,
+    threshold: float,
+    min_steps: int,
+    max_steps: int = TABLETOP_BUDGET,
 ) -> Any:
     """The official runner's config for one question file, as its command line would build it with
     ESI-Bench's own decoding defaults (temperature 0.2, top_p 0.9) and no model or output folder: the

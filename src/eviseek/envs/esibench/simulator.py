@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.envs.esibench.checkout import task_module
 from eviseek.errors import EnvError
 
@@ -50,7 +51,7 @@ class ESIBenchSimulator:
         *,
         step_image_root: Path,
         robot: str = "R1",
-        max_steps: int = 30,
+        max_steps: int = TABLETOP_BUDGET,
         min_steps: int = 3,
         threshold: float = 0.8,
     ) -> None:

@@ -32,13 +32,14 @@ from typing import Any
 import numpy as np
 
 from eviseek.envs.base import question_from_options
+from eviseek.envs.budget import NAVIGATION_BUDGET
 from eviseek.envs.express.dataset import ENV_ID
 from eviseek.envs.express.habitat import ACTIONS, LOOK_ACTIONS, HabitatBridge
 from eviseek.envs.range_scan import range_scan
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, Question, StepResult
 
-DEFAULT_MAX_STEPS = 120
+DEFAULT_MAX_STEPS = NAVIGATION_BUDGET
 PITCH_LIMIT = 60.0
 
 _SPECS = [

@@ -25,6 +25,7 @@ from pydantic import TypeAdapter
 
 from eviseek.envs import view
 from eviseek.envs.base import question_from_options
+from eviseek.envs.budget import NAVIGATION_BUDGET
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
 from eviseek.envs.house.seen import SeenMap
@@ -36,7 +37,7 @@ from eviseek.envs.support import Evidence
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Observation, Pose
 
-DEFAULT_MAX_STEPS = 120
+DEFAULT_MAX_STEPS = NAVIGATION_BUDGET
 """EXPRESS-Bench's step budget (the paper, section 5.5)."""
 MOVE_STEP = 0.25
 TURN_STEP = 30.0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eviseek.envs.budget import NAVIGATION_BUDGET
 from eviseek.envs.house.env import NAV_ACTIONS, HouseEnv
 from eviseek.envs.house.questions import ENV_ID
 from eviseek.envs.house.spec import HouseSpec
@@ -40,7 +41,7 @@ class HouseGymEnv(SlotGymEnv):
         render_mode: str | None = None,
         width: int = 320,
         height: int = 240,
-        max_steps: int = 120,
+        max_steps: int = NAVIGATION_BUDGET,
         kinds: list[str] | None = None,
         questions: list[Question] | None = None,
     ) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from eviseek.envs.base import question_from_options
+from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.envs.simulated import PrivilegedAccessError, SimulatedEnv, SupportOracle
 from eviseek.envs.tabletop import camera as cam
 from eviseek.envs.tabletop.families import TaskFamily, World, get_family
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 ENV_ID = "eviseek/Tabletop-v0"
-DEFAULT_MAX_STEPS = 30
+DEFAULT_MAX_STEPS = TABLETOP_BUDGET
 
 STOP_SPEC = ActionSpec(name="stop", kind="control", description="end the episode (answer from what you have)")
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.envs.slot_gym import ANSWER_SLOTS, Slot, SlotGymEnv, answer_slots
 from eviseek.envs.tabletop.camera import CAMERA_ACTIONS
 from eviseek.envs.tabletop.env import TabletopEnv
@@ -60,7 +61,7 @@ class TabletopGymEnv(SlotGymEnv):
         render_mode: str | None = None,
         width: int = 320,
         height: int = 240,
-        max_steps: int = 30,
+        max_steps: int = TABLETOP_BUDGET,
         subcategories: list[str] | None = None,
         questions: list[Question] | None = None,
     ) -> None:
