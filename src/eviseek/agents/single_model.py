@@ -21,6 +21,7 @@ from eviseek.agents.esibench_stopping import esibench_min_steps
 from eviseek.agents.replies import SingleStepReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
+from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.models.base import Model
 from eviseek.types import Action, ActionSpec, Image, Question, Stage, StepRecord, Trajectory
 from eviseek.types.plans import SingleModelPlan
@@ -34,7 +35,7 @@ class SingleModelConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    budget: int = Field(30, ge=1)
+    budget: int = Field(TABLETOP_BUDGET, ge=1)
     """Most atomic actions an episode may execute."""
     confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
     min_steps: int | None = Field(None, ge=0)

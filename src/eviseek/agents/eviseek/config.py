@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from eviseek.envs.budget import NAVIGATION_BUDGET, TABLETOP_BUDGET
+
 Memory = Literal["board", "recent", "uniform"]
 Retention = Literal["merged", "split"]
 
@@ -22,7 +24,7 @@ class EviSeekConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    budget: int = Field(30, ge=1)
+    budget: int = Field(TABLETOP_BUDGET, ge=1)
     """Most atomic actions per episode; every executed primitive costs one step."""
     frame_capacity: int = Field(20, ge=1)
     """Most board frames attached to the answering call."""
@@ -122,7 +124,7 @@ class EviSeekNavConfig(EviSeekConfig):
     extra replan are ours: a house needs more seeker decisions per goal than a tabletop.
     """
 
-    budget: int = Field(120, ge=1)
+    budget: int = Field(NAVIGATION_BUDGET, ge=1)
     coverage_control: bool = True
     max_decisions_per_subtask: int = Field(10, ge=1)
     max_replans: int = Field(3, ge=0)

@@ -32,6 +32,7 @@ from eviseek.agents.frontier.occupancy import Frontier, RangeScan, SeenMap
 from eviseek.agents.replies import EnoughInfoReply
 from eviseek.answers import normalize_answer
 from eviseek.envs.base import AsyncEnv
+from eviseek.envs.budget import NAVIGATION_BUDGET
 from eviseek.models.base import Model
 from eviseek.types import Action, Image, Observation, Question, Stage, StepRecord, Trajectory
 from eviseek.types.plans import FrontierMap, FrontierPlan, FrontierStretch
@@ -44,7 +45,7 @@ class FrontierConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    budget: int = Field(120, ge=1)
+    budget: int = Field(NAVIGATION_BUDGET, ge=1)
     """Most atomic actions per episode (EXPRESS-Bench's 120)."""
     stretch_steps: int = Field(6, ge=1)
     """Most actions between two "enough information?" checks."""
