@@ -76,14 +76,9 @@ def prompts(
     Shows the system and user text (images as placeholders), the call's stage, the actions on
     offer (as the bridge offers them) and which ESI-Bench hooks supplied the task text.
     """
-    from eviseek.errors import EviseekError
     from eviseek.eval.esibench.prompts import first_requests
 
-    try:
-        question, requests = first_requests(path, qid, list(agents) or None)
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    question, requests = first_requests(path, qid, list(agents) or None)  # errors: the CLI boundary
     if as_json:
         import json
 
