@@ -27,6 +27,7 @@ RUN_OUTPUTS = {
     "index.html",
     "report.md",
     "summary.json",
+    "heldout.json",  # the AutoTool learning run's held-out scores, per model folder
     "results.csv",
     "report/index.html",
     "autotool_summary.json",
