@@ -198,3 +198,15 @@ async def test_the_responses_api_and_a_proxy_keep_to_the_openai_client(
     )
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
     assert OpenAICompatModel.from_spec("m", base_url="http://127.0.0.1:1/v1", api_key="k")._pool() is None
+
+
+async def test_transport_openai_keeps_every_request_to_the_openai_client() -> None:
+    with OpenAITestServer(["one"]) as srv:
+        model = OpenAICompatModel.from_spec(
+            "test-vlm", base_url=srv.base_url, api_key="sk-test-not-a-real-key", transport="openai"
+        )
+        assert model._pool() is None
+        assert (await model.generate([ChatMessage.user("hi")])).text == "one"
+        assert not model._pools  # no lean connection was opened
+        assert srv.requests[0]["headers"]["user-agent"].startswith("AsyncOpenAI")
+        await model.aclose()

@@ -259,7 +259,7 @@ class OpenAICompatModel:
         self._turn = 0
         # Chat completions to a plain-http server (no proxy) skip the openai client's HTTP stack:
         # see eviseek.models.http1. The client is still made, to build errors exactly as before.
-        self._plain = self.api == "chat" and plain_http_url(url)
+        self._plain = self.api == "chat" and settings.transport == "auto" and plain_http_url(url)
         self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, PlainHttpPool] = (
             weakref.WeakKeyDictionary()
         )

@@ -51,6 +51,12 @@ class OpenAISettings(ProviderSettings):
     reasoning_effort: str | None = None
     thinking_budget: int | None = Field(None, ge=0)
     api: str = "chat"
+    transport: str = "auto"
+    """How chat requests travel. ``auto`` (ours, for throughput with many episodes in flight):
+    to a plain ``http://`` server with no proxy set, through the lean HTTP/1.1 client of
+    :mod:`eviseek.models.http1`; everything else through the openai client. ``openai``: always
+    through the openai client (``--model-arg transport=openai``), e.g. for a server or gateway
+    the lean client does not read."""
 
     @model_validator(mode="before")
     @classmethod
@@ -103,6 +109,11 @@ class OpenAISettings(ProviderSettings):
             )
         if settings.api not in ("chat", "responses"):
             raise ConfigError(f"api {settings.api!r} is not supported; use 'chat' or 'responses'")
+        if settings.transport not in ("auto", "openai"):
+            raise ConfigError(
+                f"transport {settings.transport!r} is not supported; use 'auto' (plain-http chat servers get "
+                "the lean HTTP client) or 'openai' (always the openai client)"
+            )
         fmt = settings.image_format.lower().replace("jpg", "jpeg")
         if fmt not in ("png", "jpeg"):
             raise ConfigError(f"image_format {settings.image_format!r} is not supported; use 'png' or 'jpeg'")
