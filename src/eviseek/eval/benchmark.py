@@ -130,10 +130,14 @@ class Benchmark:
     report_sections: tuple[str, ...] = ()
     """The report sections of :data:`REPORT_SECTIONS` it adds."""
 
+    def chosen_rules(self, question: Question) -> str | None:
+        """The rule set ``question`` chose among :attr:`rules` (``None``: it chose none, or this
+        benchmark has no rule sets)."""
+        return self.rules.of(question) if self.rules is not None else None
+
     def rules_of(self, question: Question) -> str:
         """The name of the rules ``question`` is scored by (its rule set, else :attr:`scoring`)."""
-        chosen = self.rules.of(question) if self.rules is not None else None
-        return chosen or self.scoring
+        return self.chosen_rules(question) or self.scoring
 
 
 _REGISTRY: dict[str, Benchmark] = {}

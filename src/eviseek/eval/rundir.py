@@ -154,7 +154,7 @@ def _rescore(result: EpisodeResult, question: Question | None, dataset: str | No
     from eviseek.answers import score_answer
 
     benchmark = benchmark_for(question, dataset)
-    rules = benchmark.rules.of(question) if benchmark is not None and benchmark.rules is not None else None
+    rules = benchmark.chosen_rules(question) if benchmark is not None else None
     verdict = score_answer(question, raw, rules=rules)
     result.answer, result.correct, result.score = verdict.answer, verdict.correct, verdict.score
     return True

@@ -298,8 +298,7 @@ def _choose_rules(questions: Iterable[Question], name: str, dataset: str | None)
         raise ConfigError(f"unknown rule set {name!r}; choose one of {', '.join(known)}")
     for q in questions:
         benchmark = benchmark_for(q, dataset)
-        rules = benchmark.rules if benchmark is not None and benchmark.name in chosen else None
-        if benchmark is not None and rules is not None and rules.of(q) is not None:
+        if benchmark is not None and benchmark.name in chosen and benchmark.chosen_rules(q) is not None:
             q.metadata[RULES_KEY] = chosen[benchmark.name]
 
 
