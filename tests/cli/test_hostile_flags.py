@@ -3,8 +3,10 @@
 Outside testing found ``nan``/``inf`` timeouts and sizes giving tracebacks, negative or infinite
 Ray resources accepted, an ``--env-url`` checked only inside every episode (or, when empty,
 silently ignored), a token in the URL saved in ``run.json``, a server whose every reset failed on
-``--env-arg width=-5``, and ``--compare A:A`` accepted. Each command here runs as a user runs it
-(``python -m eviseek``), so the exit code and stderr are the real ones.
+``--env-arg width=-5``, and ``--compare A:A`` accepted. Each command here runs as a process of
+its own (``python -m eviseek``), so the exit code and stderr are the real ones: the runs in fresh
+processes, the many one-line refusals in processes forked from one that has imported the CLI
+(``tests/cli/preloaded.py``; one refusal runs both ways and must come out the same).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +22,11 @@ import pytest
 from eviseek.envs.remote import EnvServer
 from eviseek.envs.remote.client import check_env_url, redact_url
 from eviseek.errors import ConfigError
+from tests.cli.preloaded import PreloadedCli
 from tests.eval.toy_plugin import RevealEnv
 
 SECRET = "S3CRET-token-in-url"
+TOKEN_ENV = {"EVISEEK_ENV_TOKEN": "t0123456789"}
 
 
 def _cli(
@@ -32,8 +37,14 @@ def _cli(
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, "EVISEEK_ENV_TOKEN": "t0123456789", **(env or {})},
+        env={**os.environ, **TOKEN_ENV, **(env or {})},
     )
+
+
+@pytest.fixture(scope="module")
+def cli() -> Iterator[PreloadedCli]:
+    with PreloadedCli({**os.environ, **TOKEN_ENV}) as preloaded:
+        yield preloaded
 
 
 def _one_line_usage_error(run: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -61,14 +72,24 @@ def _one_line_usage_error(run: subprocess.CompletedProcess[str], *words: str) ->
     ],
 )
 def test_a_bad_env_url_is_a_usage_error_before_anything_runs(
-    tmp_path: Path, url: str, words: list[str]
+    cli: PreloadedCli, tmp_path: Path, url: str, words: list[str]
 ) -> None:
-    run = _cli(
+    run = cli.run(
         "eval", "--agents", "passive", "--model", "reference", "--dataset", "tabletop:dev",
         "--out", str(tmp_path / "run"), "--env-url", url,
     )  # fmt: skip
     _one_line_usage_error(run, *words)
     assert SECRET not in run.stderr and not (tmp_path / "run").exists()
+
+
+def test_a_fresh_process_refuses_a_bad_env_url_the_same_way(cli: PreloadedCli, tmp_path: Path) -> None:
+    args = (
+        "eval", "--agents", "passive", "--model", "reference", "--dataset", "tabletop:dev",
+        "--out", str(tmp_path / "run"), "--env-url", f"http://user:{SECRET}@h:8731",
+    )  # fmt: skip
+    fresh, forked = _cli(*args), cli.run(*args)
+    _one_line_usage_error(fresh, "carries credentials")
+    assert (fresh.returncode, fresh.stdout, fresh.stderr) == (forked.returncode, forked.stdout, forked.stderr)
 
 
 def test_env_urls_are_normalised_and_secrets_never_shown() -> None:
@@ -111,8 +132,10 @@ def test_an_unreachable_env_server_stops_the_run_at_once_with_one_line(tmp_path:
         (["--ray-resource", "GPU=lots"], ["finite number"]),
     ],
 )
-def test_eval_numbers_are_finite_and_in_range(tmp_path: Path, args: list[str], words: list[str]) -> None:
-    run = _cli(
+def test_eval_numbers_are_finite_and_in_range(
+    cli: PreloadedCli, tmp_path: Path, args: list[str], words: list[str]
+) -> None:
+    run = cli.run(
         "eval", "--agents", "passive", "--model", "reference", "--dataset", "tabletop:dev",
         "--out", str(tmp_path / "run"), *args,
     )  # fmt: skip
@@ -134,31 +157,35 @@ def test_eval_numbers_are_finite_and_in_range(tmp_path: Path, args: list[str], w
         (["--env-arg", "height=1e400"], ["height must be"]),
     ],
 )
-def test_env_serve_refuses_bad_settings_before_serving(args: list[str], words: list[str]) -> None:
-    run = _cli("env", "serve", "--env", "eviseek/Tabletop-v0", "--port", "0", *args)
+def test_env_serve_refuses_bad_settings_before_serving(
+    cli: PreloadedCli, args: list[str], words: list[str]
+) -> None:
+    run = cli.run("env", "serve", "--env", "eviseek/Tabletop-v0", "--port", "0", *args)
     _one_line_usage_error(run, *words)
 
 
-def test_env_check_refuses_a_bad_url_and_judge_a_bad_timeout(tmp_path: Path) -> None:
-    _one_line_usage_error(_cli("env", "check", "http://h:1/x", "--dataset", "tabletop:dev"), "has a path")
-    _one_line_usage_error(_cli("env", "check", "http://h:1", "--dataset", "tabletop:dev", "--timeout", "nan"))
+def test_env_check_refuses_a_bad_url_and_judge_a_bad_timeout(cli: PreloadedCli, tmp_path: Path) -> None:
+    _one_line_usage_error(cli.run("env", "check", "http://h:1/x", "--dataset", "tabletop:dev"), "has a path")
     _one_line_usage_error(
-        _cli("judge", str(tmp_path), "--model", "openai/x", "--timeout", "inf"), "--timeout"
+        cli.run("env", "check", "http://h:1", "--dataset", "tabletop:dev", "--timeout", "nan")
     )
-    _one_line_usage_error(_cli("report", str(tmp_path), "--confidence", "nan"), "--confidence")
-    _one_line_usage_error(_cli("models", "check", "--model", "reference", "--timeout", "-2"), "--timeout")
+    _one_line_usage_error(
+        cli.run("judge", str(tmp_path), "--model", "openai/x", "--timeout", "inf"), "--timeout"
+    )
+    _one_line_usage_error(cli.run("report", str(tmp_path), "--confidence", "nan"), "--confidence")
+    _one_line_usage_error(cli.run("models", "check", "--model", "reference", "--timeout", "-2"), "--timeout")
 
 
-def test_compare_refuses_a_system_against_itself(tmp_path: Path) -> None:
+def test_compare_refuses_a_system_against_itself(cli: PreloadedCli, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     made = _cli(
         "eval", "--agents", "passive,eviseek", "--model", "reference", "--dataset", "tabletop:dev",
         "--limit", "1", "--out", str(run_dir), "--no-progress", "--env-workers", "0",
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
-    same = _cli("report", str(run_dir), "--compare", "eviseek:eviseek", "--resamples", "10")
+    same = cli.run("report", str(run_dir), "--compare", "eviseek:eviseek", "--resamples", "10")
     assert same.returncode == 2 and "compares a system with itself" in same.stderr, same.stderr
-    swapped = _cli(
+    swapped = cli.run(
         "report", str(run_dir), "--compare", "eviseek:passive,passive:eviseek", "--resamples", "10"
     )
     assert swapped.returncode == 2 and "listed twice" in swapped.stderr, swapped.stderr
