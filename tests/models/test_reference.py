@@ -20,7 +20,7 @@ from eviseek.models import get_model
 from eviseek.models.reference import ReferenceModel, estimate_input_tokens
 from eviseek.models.reference.solve import solve
 from eviseek.models.reference.task import read_task
-from eviseek.models.reference.vision import analyse_array
+from eviseek.models.reference.vision import _classify, _classify_pixels, analyse_array
 from eviseek.types import ChatMessage, GenerateConfig, Image
 
 WOOD = (204, 178, 140)
@@ -96,6 +96,19 @@ def test_colour_blobs_survive_shading() -> None:
     cx, cy = view.largest("brown").centroid  # type: ignore[union-attr]
     assert abs(cx - 239.5) < 1 and abs(cy - 119.5) < 1
     assert view.steep and view.sky == 0.0
+
+
+def test_labels_per_distinct_colour_equal_labels_per_pixel() -> None:
+    # _classify labels each distinct colour once; every pixel must get what it would alone.
+    img = canvas()
+    square(img, 80, 80, 20, (200, 40, 40))
+    square(img, 200, 120, 30, (120, 70, 30))  # brown, told from orange by brightness
+    img[200:, :] = np.random.default_rng(0).integers(0, 256, size=(40, 320, 3), dtype=np.uint8)
+    for picture in (img, img[:1, :5], img[None, 0]):
+        idx, ok = _classify(picture)
+        want_idx, want_ok = _classify_pixels(picture)
+        assert idx.dtype == want_idx.dtype and np.array_equal(idx, want_idx)
+        assert ok.dtype == want_ok.dtype and np.array_equal(ok, want_ok)
 
 
 def test_geometry_solvers_on_drawn_overhead_views() -> None:

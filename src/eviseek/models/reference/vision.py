@@ -228,6 +228,23 @@ class View:
 
 def _classify(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-pixel nearest prototype index (over colour words and backgrounds) and validity."""
+    if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.size == 0:
+        return _classify_pixels(rgb)
+    # A label depends on the pixel's colour alone, and a rendered view holds few distinct colours
+    # (flat-shaded faces: tens to a few thousand among ~77,000 pixels), so each colour is
+    # classified once and the labels are spread back over the pixels. Same arithmetic per colour,
+    # so the same labels, bit for bit, as classifying every pixel.
+    flat = rgb.reshape(-1, 3).astype(np.int32)
+    codes = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]
+    colours, where = np.unique(codes, return_inverse=True)
+    palette = np.stack([colours >> 16, (colours >> 8) & 255, colours & 255], axis=1).astype(np.uint8)
+    idx, ok = _classify_pixels(palette[None])
+    shape = rgb.shape[:2]
+    return idx[0][where].reshape(shape), ok[0][where].reshape(shape)
+
+
+def _classify_pixels(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_classify` computed pixel by pixel."""
     f = rgb.astype(np.float32) / 255.0
     v = f.max(axis=2)
     chroma = f / np.maximum(v, 1e-6)[..., None]
