@@ -113,10 +113,7 @@ class _Blobs:
             data = buf.getvalue()
             self.infos.append(BlobInfo(nbytes=len(data), encoding="jpeg"))
         else:
-            # Fast zlib level: on the wire, encoding time matters more than a few more bytes.
-            buf = io.BytesIO()
-            image.to_pil().save(buf, format="PNG", compress_level=1)
-            data = buf.getvalue()
+            data = image.encoded("png")  # the fast zlib level; shared with any other use of the frame
             self.infos.append(BlobInfo(nbytes=len(data), encoding="png"))
         self.parts.append(data)
         record["blob"] = len(self.infos) - 1
