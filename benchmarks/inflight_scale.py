@@ -2,9 +2,10 @@
 
 Each episode resets an environment, then ``--calls`` times steps it (a new frame each time)
 and sends the frame to the model through the real ``openai/`` provider, then answers. The model
-is the local OpenAI-compatible test server (``eviseek.testing.OpenAITestServer``) in its own
-process, answering every request after a fixed ``--latency``. Environments run in
-``--env-workers`` worker processes, as in a real run.
+is a stand-in OpenAI-compatible server in its own process that answers every request a fixed
+``--latency`` after it arrives (``--server lean``, one event loop; ``--server threaded`` is the
+test suite's ``eviseek.testing.OpenAITestServer``, whose own parsing under bursts adds to the
+latency). Environments run in ``--env-workers`` worker processes, as in a real run.
 
 For each concurrency C, in a fresh process (so one level's memory does not carry into the next):
 
@@ -16,7 +17,8 @@ For each concurrency C, in a fresh process (so one level's memory does not carry
   included) then runs in a loopback-only network namespace (tests/netns.py; needs root), so that
   Ray binds to 127.0.0.1 rather than the machine's own interface address.
 
-Goals (issue 18): at least 90% of ideal at C=128; under 50 MB per in-flight episode.
+Goals (issues 18 and 29): at least 90% of ideal at C=128 and 80% at C=256 (1 s latency, 320x240
+frames); under 50 MB per in-flight episode.
 
     python benchmarks/inflight_scale.py [--levels 32,128,256] [--latency 1.0] [--calls 3] [--backend ray]
 """
@@ -66,13 +68,21 @@ ENV_ID = "bench/Frames-v0"
 SIZE = (int(os.environ.get("BENCH_FRAME_W", "320")), int(os.environ.get("BENCH_FRAME_H", "240")))
 
 
-def _scene(seed: int) -> np.ndarray:
-    """A render-like frame: a smooth background and a few flat-coloured boxes (compresses like a
-    simulator render, unlike noise)."""
-    rng = np.random.default_rng(seed)
+@functools.cache
+def _background() -> np.ndarray:
+    """The smooth gradient every scene starts from (the same for every seed: made once)."""
     w, h = SIZE
     y, x = np.mgrid[0:h, 0:w]
-    img = np.stack([100 + 80 * y / h, 120 + 60 * x / w, 140 + 0 * x], axis=-1).astype(np.uint8)
+    return np.stack([100 + 80 * y / h, 120 + 60 * x / w, 140 + 0 * x], axis=-1).astype(np.uint8)
+
+
+def _scene(seed: int) -> np.ndarray:
+    """A render-like frame: a smooth background and a few flat-coloured boxes (compresses like a
+    simulator render, unlike noise). The stand-in simulator's own work, kept small (about 0.1 ms)
+    so that the figures are the harness's."""
+    rng = np.random.default_rng(seed)
+    w, h = SIZE
+    img = _background().copy()
     for _ in range(6):
         x0, y0 = int(rng.integers(0, w - 20)), int(rng.integers(0, h - 20))
         img[y0 : y0 + int(rng.integers(10, 60)), x0 : x0 + int(rng.integers(10, 60))] = rng.integers(
@@ -115,6 +125,13 @@ class FramesEnv:
 register(ENV_ID, FramesEnv)
 
 
+TIMELINE: dict[str, list[tuple[str, float]]] = {}
+"""Per episode, when each of its awaits returned (``--timeline``)."""
+TIMELINE_ON = bool(os.environ.get("BENCH_TIMELINE"))
+PROFILE = bool(os.environ.get("BENCH_PROFILE"))
+"""``--profile``: the driver's event-loop thread, profiled over the measured run."""
+
+
 class LookAndAskAgent:
     """``calls`` times: step, send the new frame to the model; then answer with the last reply."""
 
@@ -124,7 +141,13 @@ class LookAndAskAgent:
         self.calls = calls
 
     async def run(self, env: AsyncEnv, question: Question, model: Model, *, seed: int = 0) -> Trajectory:
+        # The runner imports this file again as a plugin: record into the script's own copy.
+        sink = getattr(sys.modules.get("__main__"), "TIMELINE", TIMELINE)
+        marks = sink.setdefault(question.id, []) if TIMELINE_ON else None
+        mark = marks.append if marks is not None else (lambda _: None)
+        mark(("start", time.perf_counter()))
         obs, _ = await env.reset(seed=seed, options={"question": question})
+        mark(("reset", time.perf_counter()))
         traj = Trajectory(
             episode_id=question.id,
             question_id=question.id,
@@ -136,13 +159,16 @@ class LookAndAskAgent:
         for i in range(self.calls):
             action = Action(name="turn_left")
             res = await env.step(action)
+            mark(("step", time.perf_counter()))
             obs = res.observation
             traj.steps.append(StepRecord.from_step(i + 1, action, res))
             completion, call = await generate_recorded(
                 model, [ChatMessage.user(obs.image, question.text)], GenerateConfig(stage="decide")
             )
+            mark(("model", time.perf_counter()))
             traj.calls.append(call)
             text = completion.text
+        mark(("end", time.perf_counter()))
         traj.answer_images = [obs.image]
         traj.answer_frame_ids = [obs.frame_id]
         traj.result = EpisodeResult(question_id=question.id, agent=self.name, raw_answer=text)
@@ -156,7 +182,12 @@ register_agent("look-and-ask", lambda **kw: LookAndAskAgent(**kw))
 
 
 def serve(latency: float) -> None:
-    """Run the fixed-latency server until stdin closes; print its base URL first."""
+    """Run the threaded test server (``OpenAITestServer``) until stdin closes; print its URL first.
+
+    One thread per connection: with 128 requests arriving together, their parsing queues on the
+    server's interpreter lock (about 0.4 ms each), so the last reply leaves 40-60 ms after the
+    latency asked for (measured: a burst of 128 requests, no environment, median 1.01-1.05 s).
+    """
     from http.server import ThreadingHTTPServer
 
     from eviseek.testing import OpenAITestServer
@@ -175,6 +206,68 @@ def serve(latency: float) -> None:
     with Forgetful(answer) as srv:
         print(srv.base_url, flush=True)
         sys.stdin.read()
+
+
+def serve_lean(latency: float) -> None:
+    """Run a fixed-latency OpenAI-compatible server on one event loop until stdin closes.
+
+    The model stand-in of the default measurement: it answers every chat request ``latency``
+    seconds after its headers arrive, whatever else it is doing, so the server's own work stays
+    out of the figures (a real model server does its work on its own machine). Each request must
+    be a chat request carrying an image (else 400: the harness must really send its frames).
+    Keep-alive HTTP/1.1, ``Content-Length`` bodies, as the openai client and eviseek's lean
+    client send them; ``GET .../models`` lists the model.
+    """
+    from eviseek.testing.openai_bodies import chat_completion
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                arrived = time.perf_counter()
+                lines = head.decode("latin-1").split("\r\n")
+                method, path = lines[0].split(" ")[:2]
+                length = 0
+                for line in lines[1:]:
+                    name, _, value = line.partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value)
+                body = await reader.readexactly(length) if length else b""
+                if method == "GET" and path.rstrip("/").endswith("/models"):
+                    status, payload = 200, {"object": "list", "data": [{"id": "bench", "object": "model"}]}
+                else:
+                    request = json.loads(body) if body else None
+                    images = sum(
+                        1
+                        for m in (request or {}).get("messages", [])
+                        if isinstance(m.get("content"), list)
+                        for part in m["content"]
+                        if part.get("type") == "image_url"
+                    )
+                    if not path.rstrip("/").endswith("/chat/completions") or images == 0:
+                        status, payload = 400, {"error": {"message": "expected a chat request with an image"}}
+                    else:
+                        await asyncio.sleep(max(0.0, latency - (time.perf_counter() - arrived)))
+                        status, payload = 200, chat_completion("yes", model="bench", prompt_tokens=10)
+                data = json.dumps(payload).encode()
+                writer.write(
+                    f"HTTP/1.1 {status} {'OK' if status == 200 else 'Bad Request'}\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode()
+                    + data
+                )
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=1024)
+        port = server.sockets[0].getsockname()[1]
+        print(f"http://127.0.0.1:{port}/v1", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        server.close()
+
+    asyncio.run(main())
 
 
 # -- where the driver's CPU goes --------------------------------------------------------------
@@ -351,6 +444,10 @@ class RssSampler:
         self._thread.join()
 
 
+if os.environ.get("BENCH_DRIVER_SWITCH"):
+    sys.setswitchinterval(float(os.environ["BENCH_DRIVER_SWITCH"]))
+
+
 async def _level(
     concurrency: int,
     episodes: int,
@@ -402,7 +499,8 @@ async def _level(
 
         model = get_model("openai/bench", base_url=url, api_key="none", **cfg.model_args)
         # Warm up: import the openai client, open connections (not part of the measurement).
-        await asyncio.gather(*(model.generate([ChatMessage.user("hi")]) for _ in range(min(8, concurrency))))
+        hello = [ChatMessage.user(Image.from_array(_scene(1)), "hi")]
+        await asyncio.gather(*(model.generate(hello) for _ in range(min(8, concurrency))))
         run_kwargs.update(model=model, envs=envs)
     clock = StageClock()
     if backend == "local":
@@ -411,12 +509,24 @@ async def _level(
     before_driver, before_total = sampler.sample()
     cpu_before = _cpu_by_pid([os.getpid(), *_descendants(os.getpid())])
     driver_before = _cpu_s([os.getpid()])
+    profiler = None
+    if PROFILE:
+        import cProfile
+
+        profiler = cProfile.Profile(time.thread_time)  # CPU, not the wait for a core
     with sampler:
         start = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()  # the measured run only: start-up and imports stay out
         out = await evaluate(
             cfg, root / f"run-{concurrency}", questions=questions, progress=False, **run_kwargs
         )
         wall = time.perf_counter() - start
+        if profiler is not None:
+            import pstats
+
+            profiler.disable()
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(30)
     cpu = sampler.cpu_since(cpu_before) - sampler.own_cpu_s
     driver_cpu = _cpu_s([os.getpid()]) - driver_before - sampler.own_cpu_s
     stages = {k: 1000 * clock.cpu.get(k, 0.0) / episodes for k in StageClock.STAGES}
@@ -424,6 +534,11 @@ async def _level(
         stages["rest of driver"] = 1000 * driver_cpu / episodes - sum(stages.values())
         stages["env workers"] = 1000 * (cpu - driver_cpu) / episodes
     assert out.ran == episodes and out.failed == 0, (out.ran, out.failed)
+    timeline = _timeline_summary(start, start + wall) if TIMELINE_ON else {}
+    if os.environ.get("BENCH_TIMELINE_FILE"):  # the raw marks, for a closer look
+        Path(f"{os.environ['BENCH_TIMELINE_FILE']}.{concurrency}.json").write_text(
+            json.dumps({"start": start, "marks": TIMELINE})
+        )
     ideal = concurrency / (calls * latency)
     rate = episodes / wall
     return {
@@ -443,7 +558,31 @@ async def _level(
         "driver_cpu_share": driver_cpu / wall,
         "stages_ms_per_episode": stages if backend == "local" else {},
         "load_before": os.getloadavg()[0],
+        "timeline": timeline,
     }
+
+
+def _timeline_summary(start: float, end: float) -> dict[str, Any]:
+    """Where the episodes' time went (``--timeline``): seconds per kind of wait (median, 90th
+    percentile, max), when the first and last episodes started and ended, and the run's tail
+    (from the last episode's end to ``evaluate`` returning: saves, commits, shutdown)."""
+    waits: dict[str, list[float]] = defaultdict(list)
+    starts, ends = [], []
+    for marks in TIMELINE.values():
+        prev = None
+        for kind, at in marks:
+            if prev is not None:
+                waits[kind].append(at - prev)
+            prev = at
+        starts.append(marks[0][1] - start)
+        ends.append(marks[-1][1] - start)
+    out: dict[str, Any] = {
+        kind: [round(float(np.percentile(v, q)), 3) for q in (50, 90, 100)] for kind, v in waits.items()
+    }
+    out["first start"] = round(min(starts), 3)
+    out["last end"] = round(max(ends), 3)
+    out["tail"] = round(end - start - max(ends), 3)
+    return out
 
 
 def main() -> None:
@@ -457,14 +596,28 @@ def main() -> None:
         "--backend", default="local", choices=["local", "ray"], help="ray: a local 2-CPU Ray instance"
     )
     parser.add_argument("--size", default="320x240", help="frame size WIDTHxHEIGHT")
+    parser.add_argument(
+        "--server",
+        default="lean",
+        choices=["lean", "threaded"],
+        help="the model stand-in: lean (one event loop, replies at the latency asked for; default) "
+        "or threaded (eviseek.testing.OpenAITestServer, whose own work adds to the latency)",
+    )
     parser.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="also print where episodes waited: reset, step, model call (median, p90, max s) "
+        "and the run's tail",
+    )
     parser.add_argument("--json", default=None, help="also write every level's figures to this file")
     parser.add_argument(
         "--profile",
         action="store_true",
-        help="print the driver's 25 costliest functions per level (cProfile, main thread; slows it)",
+        help="print the driver's 30 costliest functions per level (cProfile of the event-loop thread "
+        "over the measured run; slows it)",
     )
     args = parser.parse_args()
     if args.backend == "ray" and args.serve is None and args.one is None:
@@ -478,7 +631,7 @@ def main() -> None:
             argv = netns.command([sys.executable, str(Path(__file__).resolve()), *sys.argv[1:]])
             os.execv(argv[0], argv)
     if args.serve is not None:
-        serve(args.serve)
+        (serve_lean if args.server == "lean" else serve)(args.serve)
         return
     if args.one is not None:
         root = Path(tempfile.mkdtemp(prefix="eviseek-inflight-"))
@@ -487,15 +640,7 @@ def main() -> None:
             args.backend,
         )  # fmt: skip
         try:
-            if args.profile:
-                import cProfile
-                import pstats
-
-                profiler = cProfile.Profile(time.thread_time)  # CPU, not the wait for a core
-                result = profiler.runcall(asyncio.run, level)
-                pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
-            else:
-                result = asyncio.run(level)
+            result = asyncio.run(level)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         print(json.dumps(result), flush=True)
@@ -503,8 +648,12 @@ def main() -> None:
 
     width, height = (int(v) for v in args.size.lower().split("x"))
     env = {**os.environ, "BENCH_FRAME_W": str(width), "BENCH_FRAME_H": str(height)}
+    if args.timeline:
+        env["BENCH_TIMELINE"] = "1"
+    if args.profile:
+        env["BENCH_PROFILE"] = "1"
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(args.latency)],
+        [sys.executable, __file__, "--serve", str(args.latency), "--server", args.server],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -533,7 +682,6 @@ def main() -> None:
                     str(args.env_workers),
                     "--backend",
                     args.backend,
-                    *(["--profile"] if args.profile else []),
                 ],
                 capture_output=True,
                 text=True,
@@ -543,7 +691,7 @@ def main() -> None:
             if out.returncode != 0:
                 raise SystemExit(f"concurrency {level} failed:\n{out.stderr[-3000:]}")
             if args.profile:
-                print(f"-- concurrency {level}: driver profile\n{out.stderr[-6000:]}", file=sys.stderr)
+                print(f"-- concurrency {level}: driver profile\n{out.stderr[-8000:]}", file=sys.stderr)
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
             rows[-1]["server_cpu_ms_per_episode"] = (
                 1000 * (_cpu_s([server.pid]) - server_cpu) / rows[-1]["episodes"]
@@ -559,7 +707,7 @@ def main() -> None:
             if args.backend == "ray"
             else f"{args.env_workers} env worker processes, "
         )
-        + f"{args.waves} episodes per slot"
+        + f"{args.waves} episodes per slot, {args.server} model server"
     )
     print(
         f"{'in flight':>9} {'episodes':>8} {'wall s':>7} {'ep/s':>7} {'ideal':>7} {'share':>6} "
@@ -588,6 +736,10 @@ def main() -> None:
                 f"{r['concurrency']:>9} {cells} {r['server_cpu_ms_per_episode']:>12.1f} "
                 f"{r['driver_cpu_share']:>11.2f} {total * r['ideal'] / 1000:>20.2f}"
             )
+    for r in rows:
+        if r.get("timeline"):
+            print(f"in flight {r['concurrency']}: waits (median, p90, max s), run edges (s): ", end="")
+            print(json.dumps(r["timeline"]))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     print(
