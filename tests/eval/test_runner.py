@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 from eviseek.errors import ConfigError, EviseekError
 from eviseek.eval.config import RunConfig
-from eviseek.eval.runner import episode_seed, evaluate, run_eval
+from eviseek.eval.runner import _first_failure_or_all_done, episode_seed, evaluate, run_eval
 from eviseek.eval.scoring import rescore_run, summarize
 from eviseek.eval.store import ResultsStore, episode_dir, load_results
 from eviseek.types import Trajectory
@@ -312,3 +313,36 @@ async def test_a_stopped_run_ends_even_when_a_worker_swallows_its_cancellation(t
     with pytest.raises(EviseekError, match=r"2 episodes in a row failed"):
         await asyncio.wait_for(run, 30)
     assert executor.swallowed == 1
+
+
+async def _sleep_then(delay: float, error: BaseException | None = None) -> None:
+    await asyncio.sleep(delay)
+    if error is not None:
+        raise error
+
+
+async def test_slot_watch_returns_when_every_worker_ends_and_ignores_the_committer() -> None:
+    workers = {asyncio.create_task(_sleep_then(0.01 * i)) for i in range(50)}
+    committer = asyncio.create_task(asyncio.sleep(30))
+    await asyncio.wait_for(_first_failure_or_all_done(workers, committer), 5)
+    assert all(t.done() for t in workers) and not committer.done()
+    committer.cancel()
+
+
+@pytest.mark.parametrize("failing", ["worker", "committer"])
+async def test_slot_watch_raises_the_first_failure_at_once(failing: str) -> None:
+    boom = OSError("disk full")
+    workers = {asyncio.create_task(_sleep_then(30)) for _ in range(5)}
+    if failing == "worker":
+        workers.add(asyncio.create_task(_sleep_then(0.01, boom)))
+    committer = asyncio.create_task(_sleep_then(0.02, boom) if failing == "committer" else _sleep_then(30))
+    with pytest.raises(OSError, match="disk full"):
+        await asyncio.wait_for(_first_failure_or_all_done(workers, committer), 5)
+    for t in (*workers, committer):
+        t.cancel()
+
+
+async def test_slot_watch_with_no_workers_returns_at_once() -> None:
+    committer = asyncio.create_task(asyncio.sleep(30))
+    await asyncio.wait_for(_first_failure_or_all_done(set(), committer), 1)
+    committer.cancel()

@@ -353,14 +353,9 @@ async def _run_all(
             workers = {
                 asyncio.create_task(worker(committer)) for _ in range(min(config.concurrency, len(todo)))
             }
-            watched: set[asyncio.Task[None]] = {*workers, committer.task}
             try:
                 # Until every worker is done, or any task (a worker, or the committer) fails.
-                while workers & watched:
-                    done, watched = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
-                    for t in done:
-                        if t.exception() is not None:
-                            raise t.exception()  # type: ignore[misc]
+                await _first_failure_or_all_done(workers, committer.task)
                 await committer.close()
             finally:
                 await _cancel_all({*workers, committer.task})
@@ -368,6 +363,41 @@ async def _run_all(
     finally:
         await executor.close()
     return counts["ran"], counts["failed"]
+
+
+async def _first_failure_or_all_done(workers: set[asyncio.Task[None]], other: asyncio.Task[None]) -> None:
+    """Wait until every task of ``workers`` has ended, or raise the first failure of any of them
+    or of ``other``.
+
+    One callback per task and one future, rather than ``asyncio.wait`` in a loop: that re-arms a
+    callback on every remaining task each time one ends, which with a few hundred episode slots
+    ending together at the close of a run is tens of thousands of calls on the event loop.
+    """
+    ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    remaining = len(workers)
+
+    def on_done(task: asyncio.Task[None]) -> None:
+        nonlocal remaining
+        if ended.done():
+            return
+        if task.cancelled():
+            ended.cancel()
+        elif task.exception() is not None:
+            ended.set_exception(task.exception())  # type: ignore[arg-type]
+        elif task in workers:
+            remaining -= 1
+            if remaining == 0:
+                ended.set_result(None)
+
+    if not workers:
+        ended.set_result(None)
+    for task in (*workers, other):
+        task.add_done_callback(on_done)
+    try:
+        await ended
+    finally:
+        for task in (*workers, other):
+            task.remove_done_callback(on_done)
 
 
 async def _cancel_all(tasks: set[asyncio.Task[None]]) -> None:
