@@ -2,10 +2,9 @@
 
 Each episode resets an environment, then ``--calls`` times steps it (a new frame each time)
 and sends the frame to the model through the real ``openai/`` provider, then answers. The model
-is a stand-in OpenAI-compatible server in its own process that answers every request a fixed
-``--latency`` after it arrives (``--server lean``, one event loop; ``--server threaded`` is the
-test suite's ``eviseek.testing.OpenAITestServer``, whose own parsing under bursts adds to the
-latency). Environments run in ``--env-workers`` worker processes, as in a real run.
+is the local OpenAI-compatible test server (``eviseek.testing.OpenAITestServer``) in its own
+process, answering every request after a fixed ``--latency``. Environments run in
+``--env-workers`` worker processes, as in a real run.
 
 For each concurrency C, in a fresh process (so one level's memory does not carry into the next):
 
@@ -182,11 +181,10 @@ register_agent("look-and-ask", lambda **kw: LookAndAskAgent(**kw))
 
 
 def serve(latency: float) -> None:
-    """Run the threaded test server (``OpenAITestServer``) until stdin closes; print its URL first.
+    """Run the fixed-latency server until stdin closes; print its base URL first.
 
-    One thread per connection: with 128 requests arriving together, their parsing queues on the
-    server's interpreter lock (about 0.4 ms each), so the last reply leaves 40-60 ms after the
-    latency asked for (measured: a burst of 128 requests, no environment, median 1.01-1.05 s).
+    Until the test server set ``TCP_NODELAY`` each reply's body waited for the client's delayed
+    ACK of its headers (40 ms), which showed here as 1.04 s model calls at 1 s latency.
     """
     from http.server import ThreadingHTTPServer
 
@@ -206,68 +204,6 @@ def serve(latency: float) -> None:
     with Forgetful(answer) as srv:
         print(srv.base_url, flush=True)
         sys.stdin.read()
-
-
-def serve_lean(latency: float) -> None:
-    """Run a fixed-latency OpenAI-compatible server on one event loop until stdin closes.
-
-    The model stand-in of the default measurement: it answers every chat request ``latency``
-    seconds after its headers arrive, whatever else it is doing, so the server's own work stays
-    out of the figures (a real model server does its work on its own machine). Each request must
-    be a chat request carrying an image (else 400: the harness must really send its frames).
-    Keep-alive HTTP/1.1, ``Content-Length`` bodies, as the openai client and eviseek's lean
-    client send them; ``GET .../models`` lists the model.
-    """
-    from eviseek.testing.openai_bodies import chat_completion
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                arrived = time.perf_counter()
-                lines = head.decode("latin-1").split("\r\n")
-                method, path = lines[0].split(" ")[:2]
-                length = 0
-                for line in lines[1:]:
-                    name, _, value = line.partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value)
-                body = await reader.readexactly(length) if length else b""
-                if method == "GET" and path.rstrip("/").endswith("/models"):
-                    status, payload = 200, {"object": "list", "data": [{"id": "bench", "object": "model"}]}
-                else:
-                    request = json.loads(body) if body else None
-                    images = sum(
-                        1
-                        for m in (request or {}).get("messages", [])
-                        if isinstance(m.get("content"), list)
-                        for part in m["content"]
-                        if part.get("type") == "image_url"
-                    )
-                    if not path.rstrip("/").endswith("/chat/completions") or images == 0:
-                        status, payload = 400, {"error": {"message": "expected a chat request with an image"}}
-                    else:
-                        await asyncio.sleep(max(0.0, latency - (time.perf_counter() - arrived)))
-                        status, payload = 200, chat_completion("yes", model="bench", prompt_tokens=10)
-                data = json.dumps(payload).encode()
-                writer.write(
-                    f"HTTP/1.1 {status} {'OK' if status == 200 else 'Bad Request'}\r\n"
-                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode()
-                    + data
-                )
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    async def main() -> None:
-        server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=1024)
-        port = server.sockets[0].getsockname()[1]
-        print(f"http://127.0.0.1:{port}/v1", flush=True)
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-        server.close()
-
-    asyncio.run(main())
 
 
 # -- where the driver's CPU goes --------------------------------------------------------------
@@ -499,8 +435,7 @@ async def _level(
 
         model = get_model("openai/bench", base_url=url, api_key="none", **cfg.model_args)
         # Warm up: import the openai client, open connections (not part of the measurement).
-        hello = [ChatMessage.user(Image.from_array(_scene(1)), "hi")]
-        await asyncio.gather(*(model.generate(hello) for _ in range(min(8, concurrency))))
+        await asyncio.gather(*(model.generate([ChatMessage.user("hi")]) for _ in range(min(8, concurrency))))
         run_kwargs.update(model=model, envs=envs)
     clock = StageClock()
     if backend == "local":
@@ -596,13 +531,6 @@ def main() -> None:
         "--backend", default="local", choices=["local", "ray"], help="ray: a local 2-CPU Ray instance"
     )
     parser.add_argument("--size", default="320x240", help="frame size WIDTHxHEIGHT")
-    parser.add_argument(
-        "--server",
-        default="lean",
-        choices=["lean", "threaded"],
-        help="the model stand-in: lean (one event loop, replies at the latency asked for; default) "
-        "or threaded (eviseek.testing.OpenAITestServer, whose own work adds to the latency)",
-    )
     parser.add_argument("--serve", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help=argparse.SUPPRESS)
@@ -631,7 +559,7 @@ def main() -> None:
             argv = netns.command([sys.executable, str(Path(__file__).resolve()), *sys.argv[1:]])
             os.execv(argv[0], argv)
     if args.serve is not None:
-        (serve_lean if args.server == "lean" else serve)(args.serve)
+        serve(args.serve)
         return
     if args.one is not None:
         root = Path(tempfile.mkdtemp(prefix="eviseek-inflight-"))
@@ -653,7 +581,7 @@ def main() -> None:
     if args.profile:
         env["BENCH_PROFILE"] = "1"
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(args.latency), "--server", args.server],
+        [sys.executable, __file__, "--serve", str(args.latency)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -707,7 +635,7 @@ def main() -> None:
             if args.backend == "ray"
             else f"{args.env_workers} env worker processes, "
         )
-        + f"{args.waves} episodes per slot, {args.server} model server"
+        + f"{args.waves} episodes per slot"
     )
     print(
         f"{'in flight':>9} {'episodes':>8} {'wall s':>7} {'ep/s':>7} {'ideal':>7} {'share':>6} "
