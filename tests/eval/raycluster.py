@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -60,6 +61,27 @@ _WATCHDOG = (
     "subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)\n"
     "sys.stdin.read()\n"
     "os.killpg(0, signal.SIGKILL)\n"
+)
+
+
+# Connects to the cluster (again until the head's GCS answers), then for each number
+# N read from stdin waits until N nodes are alive and prints every node's address as JSON.
+_WATCHER = (
+    "import json, sys, time, ray\n"
+    "while True:\n"
+    "    try:\n"
+    "        ray.init(address=sys.argv[1], log_to_driver=False)\n"
+    "        break\n"
+    "    except Exception:\n"
+    "        ray.shutdown()\n"
+    "        time.sleep(0.2)\n"
+    "for line in sys.stdin:\n"
+    "    while True:\n"
+    "        nodes = ray.nodes()\n"
+    "        if sum(1 for n in nodes if n['Alive']) >= int(line):\n"
+    "            break\n"
+    "        time.sleep(0.1)\n"
+    "    print(json.dumps([n['NodeManagerAddress'] for n in nodes]), flush=True)\n"
 )
 
 
@@ -120,6 +142,7 @@ class RayCluster:
         self.address = f"127.0.0.1:{self.port}"
         self.head: RayNode | None = None
         self.worker: RayNode | None = None
+        self._watcher: subprocess.Popen[str] | None = None
 
     def _ports(self) -> list[str]:
         return [
@@ -148,7 +171,9 @@ class RayCluster:
             self.env,
             self.temp / "head.log",
         )
-        self._wait_nodes(1, timeout_s)
+        # The worker node needs only the head's GCS, which listens within a few seconds; the
+        # head's dashboard and raylet start meanwhile, so the two nodes start side by side.
+        self._wait_gcs(timeout_s)
         self.worker = RayNode(
             [
                 "--address",
@@ -165,47 +190,67 @@ class RayCluster:
         self._wait_nodes(2, timeout_s)
         return self
 
-    def alive_nodes(self) -> int:
-        """Live nodes as the cluster's GCS reports them (asked from a short subprocess)."""
-        code = (
-            f"import ray; ray.init(address={self.address!r}, log_to_driver=False); "
-            "print(sum(1 for n in ray.nodes() if n['Alive']))"
-        )
-        try:
-            out = subprocess.run(
-                [sys.executable, "-c", code], capture_output=True, text=True, env=self.env, timeout=60
-            )
-        except subprocess.TimeoutExpired:
-            return 0
-        lines = out.stdout.strip().splitlines()
-        return int(lines[-1]) if out.returncode == 0 and lines and lines[-1].isdigit() else 0
+    def _ask(self, n: int, timeout_s: float) -> list[str]:
+        """Wait until ``n`` nodes are alive; the address of every node (live or dead) then.
 
-    def node_addresses(self) -> list[str]:
-        """The address every node of the cluster (live or dead) reports, as the GCS lists them."""
-        code = (
-            f"import json, ray; ray.init(address={self.address!r}, log_to_driver=False); "
-            "print(json.dumps([n['NodeManagerAddress'] for n in ray.nodes()]))"
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, env=self.env, timeout=60
-        )
-        if out.returncode != 0:
-            raise RuntimeError(f"could not list the cluster's nodes: {out.stderr[-3000:]}")
-        return list(json.loads(out.stdout.strip().splitlines()[-1]))
-
-    def _wait_nodes(self, n: int, timeout_s: float) -> None:
+        One watcher process (:data:`_WATCHER`) connects to the cluster once, when its GCS is up,
+        and answers each question by polling the GCS's node table every 0.1 s; a fresh driver
+        per question would import and connect again each time (seconds each)."""
+        if self._watcher is None:
+            with open(self.temp / "watcher.log", "w") as log:
+                self._watcher = subprocess.Popen(
+                    [sys.executable, "-c", _WATCHER, self.address],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    env=self.env,
+                    text=True,
+                )
+        watcher = self._watcher
+        assert watcher.stdin is not None and watcher.stdout is not None
+        watcher.stdin.write(f"{n}\n")
+        watcher.stdin.flush()
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             for node in (self.head, self.worker):
                 if node is not None and node.proc.poll() is not None:
                     raise RuntimeError(f"ray start exited: {node.log.read_text()[-3000:]}")
-            if self.alive_nodes() >= n:
+            if watcher.poll() is not None:
+                err = (self.temp / "watcher.log").read_text()[-3000:]
+                raise RuntimeError(f"the cluster watcher exited ({watcher.returncode}): {err}")
+            if select.select([watcher.stdout], [], [], 0.1)[0]:
+                line = watcher.stdout.readline()
+                if line.strip():
+                    return list(json.loads(line))
+                watcher.wait(timeout=10)  # end of its output: it exited
+        raise TimeoutError(
+            f"the Ray cluster did not reach {n} live node(s) within {timeout_s:g}s; the watcher's "
+            f"log ends: {(self.temp / 'watcher.log').read_text()[-3000:]}"
+        )
+
+    def node_addresses(self) -> list[str]:
+        """The address every node of the cluster (live or dead) reports, as the GCS lists them."""
+        return self._ask(0, 60.0)
+
+    def _wait_gcs(self, timeout_s: float) -> None:
+        """Wait until the head's GCS accepts connections on its port."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.head is not None and self.head.proc.poll() is not None:
+                raise RuntimeError(f"ray start exited: {self.head.log.read_text()[-3000:]}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
                 return
-            time.sleep(1.0)
-        raise TimeoutError(f"the Ray cluster did not reach {n} node(s) within {timeout_s:g}s")
+            time.sleep(0.1)
+        raise TimeoutError(f"the head's GCS did not listen on {self.address} within {timeout_s:g}s")
+
+    def _wait_nodes(self, n: int, timeout_s: float) -> None:
+        self._ask(n, timeout_s)
 
     def stop(self) -> None:
         """Kill both nodes' processes (only those started here) and remove the temp dir."""
+        if self._watcher is not None:
+            self._watcher.kill()
+            self._watcher.communicate()
         for node in (self.worker, self.head):
             if node is not None:
                 node.kill()
