@@ -67,6 +67,9 @@ logger = logging.getLogger("eviseek.envs.remote")
 
 _OPS = ("reset", "step", "legal_actions", "visual_support")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+SHUTDOWN_POLL_S = 0.05
+"""How often the accepting loop checks for :meth:`EnvServer.stop` (the standard library's
+default, 0.5 s, made every stop wait up to half a second)."""
 
 
 class _Session:
@@ -331,7 +334,12 @@ class EnvServer:
 
     def start(self) -> EnvServer:
         """Serve in background threads (returns at once)."""
-        serve = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="eviseek-env-server")
+        serve = threading.Thread(
+            target=self.httpd.serve_forever,
+            kwargs={"poll_interval": SHUTDOWN_POLL_S},
+            daemon=True,
+            name="eviseek-env-server",
+        )
         reap = threading.Thread(target=self._reap, daemon=True, name="eviseek-env-reaper")
         self._threads = [serve, reap]
         for t in self._threads:
@@ -343,7 +351,7 @@ class EnvServer:
         reap = threading.Thread(target=self._reap, daemon=True, name="eviseek-env-reaper")
         reap.start()
         try:
-            self.httpd.serve_forever()
+            self.httpd.serve_forever(poll_interval=SHUTDOWN_POLL_S)
         finally:
             self._stop.set()
 
