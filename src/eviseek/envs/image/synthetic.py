@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from eviseek.types import AnswerContract, Image, Question
+from eviseek.types.png import encode_png
 
 _COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (210, 40, 40),
@@ -172,12 +173,10 @@ def synthetic_question(
         boxes = [[float(v) for v in panel]]
     order = rng.permutation(len(options))
     options = [options[int(i)] for i in order]
-    buf = io.BytesIO()
-    bg.save(buf, format="PNG", compress_level=1)
     return SyntheticQuestion(
         id=f"synthetic-{seed}",
         question=format_options(question_head, options),
-        image=buf.getvalue(),
+        image=encode_png(np.asarray(bg.convert("RGB"))),  # about half Pillow's time at this size
         ground_truth=truth,
         options=options,
         needs_zoom=needs_zoom,
