@@ -316,6 +316,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             return
         owner = self.owner
         owner._enter()
+        left = False
         try:
             reply = owner._reply_for(body)
             if reply.delay_s > 0:
@@ -326,9 +327,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 with contextlib.suppress(OSError):
                     self.connection.shutdown(socket.SHUT_RDWR)
                 return
-            self._send(reply.status, owner._render(reply, body, responses), reply.headers, reply.content_type)
-        finally:
+            payload = owner._render(reply, body, responses)
+            # The request leaves the in-flight count before its reply is written: once the client
+            # has the reply it may send its next request, which must not find this one counted.
             owner._leave()
+            left = True
+            self._send(reply.status, payload, reply.headers, reply.content_type)
+        finally:
+            if not left:
+                owner._leave()
 
     def _not_found(self) -> None:
         payload = json.dumps(error_body(f"no route for {self.command} {self.path}", status=404)).encode()
