@@ -51,6 +51,13 @@ def _forked(
     return cli.run("models", *args, env=_env(env), timeout=60)
 
 
+def _check_with_key(cli: PreloadedCli, base_url: str) -> subprocess.CompletedProcess[str]:
+    """``models check`` against ``base_url`` with KEY in the variable ``--api-key-env`` names."""
+    return _forked(
+        cli, "check", "--model", "openai/m", "--base-url", base_url, "--api-key-env", "K", env={"K": KEY}
+    )
+
+
 def test_check_against_a_local_server() -> None:
     def answer(body: dict[str, Any]) -> ServerReply:
         return ServerReply(text="Red.", prompt_tokens=300, completion_tokens=2, reasoning_tokens=0)
@@ -96,17 +103,7 @@ def test_check_with_the_server_down_is_a_one_line_error(cli: PreloadedCli) -> No
 def test_check_with_a_wrong_key_is_a_one_line_error_without_the_key(cli: PreloadedCli) -> None:
     reply = ServerReply.error(401, f"Incorrect API key provided: {KEY}")
     with OpenAITestServer([reply]) as srv:
-        out = _forked(
-            cli,
-            "check",
-            "--model",
-            "openai/m",
-            "--base-url",
-            srv.base_url,
-            "--api-key-env",
-            "K",
-            env={"K": KEY},
-        )
+        out = _check_with_key(cli, srv.base_url)
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
@@ -143,17 +140,7 @@ def test_list_names_every_provider(cli: PreloadedCli) -> None:
 
 def test_check_redacts_a_key_echoed_in_the_reply(cli: PreloadedCli) -> None:
     with OpenAITestServer(lambda body: ServerReply(text=f"Red. (key {KEY})")) as srv:
-        out = _forked(
-            cli,
-            "check",
-            "--model",
-            "openai/m",
-            "--base-url",
-            srv.base_url,
-            "--api-key-env",
-            "K",
-            env={"K": KEY},
-        )
+        out = _check_with_key(cli, srv.base_url)
     assert out.returncode == 0, out.stderr
     assert "reply:   Red. (key ***)" in out.stdout
     assert KEY not in out.stdout + out.stderr
