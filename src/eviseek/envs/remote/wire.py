@@ -108,9 +108,7 @@ class _Blobs:
             data = np.ascontiguousarray(arr).tobytes()
             self.infos.append(BlobInfo(nbytes=len(data), encoding="raw", shape=list(arr.shape)))
         elif self.encoding == "jpeg":
-            buf = io.BytesIO()
-            image.to_pil().save(buf, format="JPEG", quality=JPEG_QUALITY)
-            data = buf.getvalue()
+            data = image.encoded("jpeg", quality=JPEG_QUALITY)
             self.infos.append(BlobInfo(nbytes=len(data), encoding="jpeg"))
         else:
             data = image.encoded("png")  # the fast zlib level; shared with any other use of the frame
