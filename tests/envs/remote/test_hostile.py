@@ -8,6 +8,7 @@ refused.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import io
 import json
@@ -151,6 +152,46 @@ def test_trickling_unauthenticated_connections_are_capped_and_real_clients_get_t
         for t in threads:
             t.join()
         assert server.connections.refused > 0
+
+
+def test_refusals_of_trickling_clients_are_answered_side_by_side() -> None:
+    """Each refused socket is drained for up to 0.2 s after its 503; drained one after another,
+    twenty clients that go on trickling bytes would hold the last refusal (a real client's,
+    perhaps) for four seconds."""
+    stop = threading.Event()
+    answered: list[float] = []
+
+    def refused_trickler() -> None:
+        started = time.monotonic()
+        got = b""
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.setblocking(False)
+            while not stop.is_set():  # a byte every 0.05 s, before and after the answer
+                with contextlib.suppress(OSError):
+                    sock.send(b"G")
+                time.sleep(0.05)
+                with contextlib.suppress(BlockingIOError, OSError):
+                    got += sock.recv(4096)
+                if b"503" in got and len(answered) < 20:
+                    answered.append(time.monotonic() - started)
+                    got = b"seen"
+
+    with (
+        EnvServer(RevealEnv, token=TOKEN, max_unauthenticated=1, request_timeout_s=30) as server,
+        socket.create_connection(("127.0.0.1", server.port), timeout=5),  # holds the one place
+    ):
+        time.sleep(0.2)
+        threads = [threading.Thread(target=refused_trickler) for _ in range(20)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 10
+        while len(answered) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        for t in threads:
+            t.join()
+    assert len(answered) == 20, f"{20 - len(answered)} refused clients got no answer within 10 s"
+    assert max(answered) < 1.5, sorted(answered)
 
 
 def test_connections_per_client_are_capped() -> None:
