@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 # eviseek from source again; measured here, that doubled the CPU time of tests/cli/test_main.py.
 # Python writes each module's cache on first import, beside the source in .venv and src.
 unset PYTHONDONTWRITEBYTECODE
-bash scripts/setup.sh
-# .venv-verl, for tests/train/test_verl_autotool.py. Its exit status goes to $verl_status when it
+# .venv-verl, for tests/train/test_verl_autotool.py, builds beside .venv: pip installs on one core
+# at a time, so two venvs built together take little longer than one, and the ~40 s of CPU that
+# .venv-verl takes stays out of the parallel tests. Its exit status goes to $verl_status when it
 # ends; the verl test waits for that file, so it runs among the parallel tests, not after them.
 verl_status=$(mktemp -d)/status
 verl_log=$verl_status.log
@@ -25,6 +26,7 @@ verl_log=$verl_status.log
 ) &
 verl_setup=$!
 export EVISEEK_VERL_SETUP_STATUS=$verl_status
+bash scripts/setup.sh
 # Tests that may skip on a partial machine (no .venv-verl) fail instead in this full run.
 export EVISEEK_FULL_TEST=1
 # Lint first: cheap, and a failure here names the exact line.
