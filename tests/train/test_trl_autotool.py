@@ -65,6 +65,8 @@ def test_grpo_smoke_runs_real_steps_with_the_zoom_tool(tmp_path: Path) -> None:
     ]
     cfg = _smoke_config(tmp_path)
     run = build_trainer(cfg, rows=rows)
+    # Our default, not TRL's (whose GRPOConfig turns activation checkpointing on).
+    assert not cfg.grpo.gradient_checkpointing and not run.trainer.args.gradient_checkpointing
 
     # The warm-up really fitted the ideal replies (cross-entropy of a random model is ~7.6).
     losses = run.warmup.losses

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -216,9 +217,13 @@ def build_trainer(cfg: AutoToolTrainConfig, *, rows: Sequence[TrainingRow] | Non
         kwargs = dict(extra.get("generation_kwargs") or {})
         kwargs["suppress_tokens"] = sorted(set(suppress) | set(kwargs.get("suppress_tokens") or []))
         extra["generation_kwargs"] = kwargs
-    if g.gradient_checkpointing:
-        # Passed only when wanted: the argument is deprecated in transformers 5 and warns when set.
-        extra.setdefault("gradient_checkpointing", True)
+    if not {"gradient_checkpointing", "activation_checkpointing"} & extra.keys():
+        # Always passed: TRL's GRPOConfig turns checkpointing on unless told otherwise, and our
+        # default is off (it recomputes every layer's forward in the backward pass, which only pays
+        # when activations do not fit). transformers 5 renamed the argument; the old name warns.
+        names = {f.name for f in dataclasses.fields(trl.GRPOConfig)}
+        name = "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
+        extra[name] = g.gradient_checkpointing
     args = trl.GRPOConfig(
         output_dir=str(cfg.output_dir),
         max_steps=g.max_steps,
