@@ -211,6 +211,38 @@ def test_answer_span_is_the_last_answer_between_its_tags() -> None:
     assert _answer_span([1, 2, 3], 7, 8) == []
 
 
+def test_warmup_loss_equals_the_models_own_loss_on_the_assistant_tokens() -> None:
+    """The warm-up computes logits at the target positions only; its loss must still be the
+    model's own causal-LM loss with every non-assistant token labelled -100."""
+    from eviseek.testing.tiny_vlm import load_tiny_vlm
+    from eviseek.train.rollouts import IM_END, IM_START
+    from eviseek.train.trl_autotool.warmup import warmup_conversations, warmup_sft
+
+    model, proc = load_tiny_vlm(build_tiny_vlm())
+    frame = ImageFrame.from_processor(proc)
+    env = ZoomToolEnvironment("shown", frame)
+    rows = [synthetic_row(31, SMALL, needs_zoom=True)]
+    convos = warmup_conversations(rows, env, "shown", frame, "both")  # a long and a short reply
+    tools = [env.image_zoom_in_tool]
+    tok = proc.tokenizer
+    header = tok.encode(f"{IM_START}assistant\n", add_special_tokens=False)
+    end_id = tok.convert_tokens_to_ids(IM_END)
+    losses, counts = [], []
+    with torch.no_grad():
+        for convo in convos:
+            enc = proc.apply_chat_template(
+                convo, tools=tools, tokenize=True, return_dict=True, return_tensors="pt"
+            )
+            labels = enc["input_ids"].clone()
+            labels[0, torch.tensor(_assistant_mask(labels[0].tolist(), header, end_id)) == 0] = -100
+            losses.append(float(model(**enc, labels=labels).loss))
+            counts.append(int((labels[0, 1:] != -100).sum()))
+    # One step over both conversations: the token-weighted mean of their losses, before the update.
+    report = warmup_sft(model, proc, convos, tools, steps=1, learning_rate=1e-3, batch_size=2)
+    expected = sum(loss * n for loss, n in zip(losses, counts, strict=True)) / sum(counts)
+    assert counts[0] != counts[1] and report.losses[0] == pytest.approx(expected, rel=1e-5)
+
+
 def test_trace_settings_mask_unseen_answers_and_weigh_need_zoom_rows_in_both_modes() -> None:
     from eviseek.train.tag_grid import TagGridConfig, tag_grid_row
     from eviseek.train.trl_autotool.warmup import trace_settings

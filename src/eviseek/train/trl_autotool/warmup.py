@@ -256,6 +256,7 @@ def warmup_sft(
     close_id = tokenizer.convert_tokens_to_ids("</answer>")
     mode_ids = {tokenizer.convert_tokens_to_ids(t) for t in MODE_TOKENS}
     encoded = []
+    targets = []
     n_targets: list[int] = []
     for k, convo in enumerate(conversations):
         enc = processor.apply_chat_template(
@@ -271,11 +272,12 @@ def warmup_sft(
             keep = torch.zeros_like(mask)
             keep[_answer_span(ids, open_id, close_id)] = True
             mask &= keep
-        labels = enc["input_ids"].clone()
-        labels[0, ~mask] = -100
-        enc["labels"] = labels
+        # Position i predicts token i + 1, so the targets are the masked tokens after the first
+        # and the logits needed are those of the positions just before them.
+        positions = mask[1:].nonzero().flatten()
+        targets.append((positions, enc["input_ids"][0, positions + 1]))
         encoded.append(enc)
-        n_targets.append(max(1, int((labels[0, 1:] != -100).sum())))  # the model shifts labels by one
+        n_targets.append(max(1, len(positions)))
     device = next(model.parameters()).device
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     # Linear decay to zero: a constant rate large enough to learn the format quickly leaves the
@@ -307,12 +309,20 @@ def warmup_sft(
         n_batch = sum(n_targets[idx] for idx in order)
         for idx in order:
             batch = {k: v.to(device) for k, v in encoded[idx].items()}
-            # The model's loss is a mean over one example's targets; weighting it by the target
-            # count gives every token of the batch the same weight. A mean per example instead
-            # weighs the mode token of a short tool-off reply (17 tokens) 3.4x more than that
-            # of a tool-on reply (58): the warm-up then taught a 0.22 tool-on prior although
-            # every question was shown in both modes.
-            loss = model(**batch).loss * (n_targets[idx] / n_batch)
+            positions, target = targets[idx]
+            # Logits only where a target is predicted (transformers' ``logits_to_keep``), with
+            # the cross-entropy the model's own loss computes (a float32 mean over the targets):
+            # the same loss, without projecting the prompt's positions onto the vocabulary. The
+            # prompt is most of a conversation (the system prompt and tool list), so this took
+            # about a tenth off a step with the tiny test model; with a real model's vocabulary
+            # of 150k the full logits are also a large share of the step's memory.
+            logits = model(**batch, logits_to_keep=positions.to(device)).logits[0].float()
+            # A mean over one example's targets, weighted by the target count, gives every token
+            # of the batch the same weight. A mean per example instead weighs the mode token of a
+            # short tool-off reply (17 tokens) 3.4x more than that of a tool-on reply (58): the
+            # warm-up then taught a 0.22 tool-on prior although every question was shown in both
+            # modes.
+            loss = torch.nn.functional.cross_entropy(logits, target.to(device)) * (n_targets[idx] / n_batch)
             loss.backward()
             total += float(loss.detach())
         optimizer.step()
