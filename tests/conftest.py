@@ -25,6 +25,14 @@ import pytest
 
 from tests import durations, netns
 
+# One intra-op thread per test process. scripts/test.sh runs one xdist worker per CPU, so torch's
+# (and OpenBLAS's) default of one thread per CPU in every worker oversubscribes the machine, and
+# OpenMP threads that wait for a busy core spin. Measured on 2 CPUs:
+# tests/train/test_crop_reaches_model.py took 11.7 and 10.0 s of CPU with two threads, 8.5 and
+# 7.7 s with one. Set before any test imports torch; the processes a test starts (CLI runs, the
+# docs pages) inherit it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 ROOT = Path(__file__).resolve().parents[1]
 # Set in a namespace child: the file its pytest_runtest_logreport appends each test's phases to.
 REPORT_ENV = "EVISEEK_NETNS_REPORT"
