@@ -24,9 +24,15 @@ def atomic_file(path: str | Path, *, binary: bool = False, newline: str | None =
     is removed and ``path`` is left as it was. Missing parent folders are created.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-    fh: IO[Any] = open(tmp, "wb") if binary else open(tmp, "w", encoding="utf-8", newline=newline)  # noqa: SIM115
+    try:
+        fh = _open_new(tmp, binary, newline)
+    except (FileNotFoundError, NotADirectoryError):
+        # The folder is missing (or is not one): create it, or fail as ``mkdir`` does. Trying
+        # the file first saves the ``mkdir`` and ``stat`` calls of the usual case, where the
+        # folder exists (a saved episode writes five files into two folders).
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = _open_new(tmp, binary, newline)
     try:
         with fh:
             yield fh
@@ -36,6 +42,10 @@ def atomic_file(path: str | Path, *, binary: bool = False, newline: str | None =
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _open_new(path: Path, binary: bool, newline: str | None) -> IO[Any]:
+    return open(path, "wb") if binary else open(path, "w", encoding="utf-8", newline=newline)
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> Path:

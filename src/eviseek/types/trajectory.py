@@ -265,8 +265,12 @@ class Trajectory(BaseModel):
         """Write ``trajectory.json`` and its images (as files) under ``directory``; atomic."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
+        saved: set[int] = set()
         for img in self.all_images():
-            if img.loaded:
+            # The same frame is usually referenced several times (its step, the request that
+            # sent it, the answer): one save sets its path for every reference.
+            if img.loaded and id(img) not in saved:
+                saved.add(id(img))
                 img.save(directory)
         from eviseek.types.rundir import TRAJECTORY_FILE
 
