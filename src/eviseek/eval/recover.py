@@ -55,9 +55,12 @@ def saved_result(directory: str | Path) -> EpisodeResult | None:
 
 def saved_results_for(run_dir: str | Path, keys: Iterable[tuple[str, str]]) -> list[EpisodeResult]:
     """Saved results of the given ``(agent, question_id)`` episodes that finished, in key order."""
+    run = RunDir(run_dir)
+    if not run.episodes_dir.is_dir():  # a new run: nothing saved to look for, key by key
+        return []
     out = []
     for agent, qid in keys:
-        result = saved_result(RunDir(run_dir).episode_dir(agent, qid))
+        result = saved_result(run.episode_dir(agent, qid))
         if result is not None and (result.agent, result.question_id) == (agent, qid):
             out.append(result)
     return out

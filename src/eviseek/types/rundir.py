@@ -130,7 +130,9 @@ class RunDir:
 
     def episode_dir(self, agent: str, question_id: str) -> Path:
         """``episodes/<agent>/<question_id>/``: where an episode's trajectory and images go."""
-        return self.episodes_dir / safe_name(agent) / safe_name(question_id)
+        # One join rather than three (``episodes_dir`` and each ``/``): pathlib parses a path
+        # for every one, and the runner asks for a folder per finished episode.
+        return self.path.joinpath(EPISODES_DIR, safe_name(agent), safe_name(question_id))
 
     def trajectory_file(self, agent: str, question_id: str) -> Path:
         return self.episode_dir(agent, question_id) / TRAJECTORY_FILE
