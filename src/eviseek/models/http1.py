@@ -21,6 +21,7 @@ import sys
 import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 MAX_HEADER_BYTES = 1 << 20
@@ -162,32 +163,37 @@ class PlainHttpPool:
                 await conn.writer.wait_closed()
 
 
-@contextlib.asynccontextmanager
-async def _deadline(timeout: float | None) -> AsyncIterator[None]:
+def _deadline(timeout: float | None) -> contextlib.AbstractAsyncContextManager[Any]:
+    """A block that must end within ``timeout`` seconds (``None``: no limit), else
+    :class:`TimeoutError`. On Python 3.11+ it is ``asyncio.timeout`` itself, with no generator
+    around it: one exchange per model call, and each layer costs the event loop's thread."""
     if timeout is None:
+        return contextlib.nullcontext()
+    if sys.version_info >= (3, 11):
+        return asyncio.timeout(timeout)
+    return _deadline_310(timeout)  # pragma: no cover - Python 3.10
+
+
+@contextlib.asynccontextmanager
+async def _deadline_310(timeout: float) -> AsyncIterator[None]:  # pragma: no cover - Python 3.10
+    task = asyncio.current_task()
+    assert task is not None
+    fired = False
+
+    def fire() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    handle = asyncio.get_running_loop().call_later(timeout, fire)
+    try:
         yield
-    elif sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout):
-            yield
-    else:  # pragma: no cover - Python 3.10
-        task = asyncio.current_task()
-        assert task is not None
-        fired = False
-
-        def fire() -> None:
-            nonlocal fired
-            fired = True
-            task.cancel()
-
-        handle = asyncio.get_running_loop().call_later(timeout, fire)
-        try:
-            yield
-        except asyncio.CancelledError:
-            if fired:
-                raise TimeoutError from None
-            raise
-        finally:
-            handle.cancel()
+    except asyncio.CancelledError:
+        if fired:
+            raise TimeoutError from None
+        raise
+    finally:
+        handle.cancel()
 
 
 async def _read_response(reader: asyncio.StreamReader) -> tuple[HttpResponse, bool]:

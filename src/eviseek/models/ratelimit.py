@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 logger = logging.getLogger("eviseek.models.openai")
@@ -93,18 +93,37 @@ class AdaptiveLimit:
                 self.limit = min(float(self.max_limit), self.limit + 1.0 / self.limit)
             self._changed.notify_all()
 
-    @contextlib.asynccontextmanager
-    async def slot(self, throttle_pause: Callable[[BaseException], float | None]) -> AsyncIterator[Ticket]:
-        """Hold a slot around one request. An exception for which ``throttle_pause`` returns a
-        number of seconds (a 429) counts as a throttle; it is re-raised either way."""
-        ticket = await self.acquire()
-        try:
-            yield ticket
-        except BaseException as exc:
-            pause = throttle_pause(exc)
-            await asyncio.shield(self.release(ticket, throttled=pause is not None, pause_s=pause or 0.0))
-            raise
-        await self.release(ticket)
+    def slot(self, throttle_pause: Callable[[BaseException], float | None]) -> Slot:
+        """Hold a slot around one request (``async with``). An exception for which
+        ``throttle_pause`` returns a number of seconds (a 429) counts as a throttle; it is
+        re-raised either way."""
+        return Slot(self, throttle_pause)
+
+
+class Slot:
+    """What :meth:`AdaptiveLimit.slot` returns. A class rather than a generator-based context
+    manager: every model request enters one, and the generator's frames cost the event loop's
+    thread a few microseconds more each time."""
+
+    __slots__ = ("_limit", "_throttle_pause", "_ticket")
+
+    def __init__(self, limit: AdaptiveLimit, throttle_pause: Callable[[BaseException], float | None]) -> None:
+        self._limit = limit
+        self._throttle_pause = throttle_pause
+        self._ticket: Ticket | None = None
+
+    async def __aenter__(self) -> Ticket:
+        self._ticket = await self._limit.acquire()
+        return self._ticket
+
+    async def __aexit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+        ticket = self._ticket
+        assert ticket is not None
+        if exc is None:
+            await self._limit.release(ticket)
+            return
+        pause = self._throttle_pause(exc)
+        await asyncio.shield(self._limit.release(ticket, throttled=pause is not None, pause_s=pause or 0.0))
 
 
 # One limit per (event loop, base URL): asyncio primitives belong to one loop, and tests
