@@ -15,6 +15,8 @@ import contextlib
 import itertools
 import os
 import pickle
+import socket
+import struct
 import threading
 import traceback
 from collections.abc import Sequence
@@ -124,6 +126,35 @@ def worker_main(conn: Any, plugins: list[str]) -> None:
             conn.send((req_id, False, _portable_exception(exc)))
 
 
+def receive_message(sock: socket.socket) -> Any:
+    """The next object a worker sent through its ``multiprocessing.connection.Connection``
+    (the same framing: a 4-byte big-endian size, or -1 and an 8-byte size, then the pickle).
+
+    ``Connection.recv`` reads a frame of a few hundred KB in many ``read`` calls (as much as the
+    socket's buffer holds each time), and each one releases the GIL and takes it back, which
+    the runner's event loop then waits for; it also copies the chunks once more. Here each part
+    is one ``recv_into`` that waits for all of it (``MSG_WAITALL``) straight into its buffer.
+    """
+    (size,) = struct.unpack("!i", _receive_exactly(sock, 4))
+    if size == -1:
+        (size,) = struct.unpack("!Q", _receive_exactly(sock, 8))
+    return pickle.loads(_receive_exactly(sock, size))
+
+
+def _receive_exactly(sock: socket.socket, size: int) -> bytearray:
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:], size - got, socket.MSG_WAITALL)
+        if n == 0:
+            if got == 0:
+                raise EOFError
+            raise OSError("got end of file during message")
+        got += n
+    return buf
+
+
 class _Worker:
     """The parent's side of one worker process: a socket, a reader thread, pending calls.
 
@@ -134,7 +165,6 @@ class _Worker:
 
     def __init__(self, index: int, plugins: list[str], loop: asyncio.AbstractEventLoop) -> None:
         import json
-        import socket
         import subprocess
         import sys
         from multiprocessing.connection import Connection
@@ -166,15 +196,25 @@ class _Worker:
         self._reader.start()
 
     def _read(self) -> None:
-        while True:
-            try:
-                msg = self.conn.recv()
-            except (EOFError, OSError):
-                break
-            try:
-                self.loop.call_soon_threadsafe(self._resolve, msg)
-            except RuntimeError:  # the loop closed: nobody is waiting any more
-                return
+        try:
+            # The connection's socket, read a whole message at a time (see receive_message); the
+            # Connection keeps owning the descriptor, so this object lets go of it, never closes it.
+            sock: socket.socket | None = socket.socket(fileno=self.conn.fileno())
+        except OSError:  # closed already
+            sock = None
+        try:
+            while sock is not None and not self.conn.closed:
+                try:
+                    msg = receive_message(sock)
+                except (EOFError, OSError):
+                    break
+                try:
+                    self.loop.call_soon_threadsafe(self._resolve, msg)
+                except RuntimeError:  # the loop closed: nobody is waiting any more
+                    return
+        finally:
+            if sock is not None:
+                sock.detach()
         with contextlib.suppress(RuntimeError):
             self.loop.call_soon_threadsafe(self._died)
 
@@ -233,8 +273,6 @@ class _Worker:
             raise EnvError(f"environment worker {self.index} is no longer running")
         req_id = next(self._ids)
         fut: asyncio.Future[Any] = self.loop.create_future()
-        # A reply may arrive after its episode was cancelled (timeout): mark it retrieved.
-        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
         self.pending[req_id] = fut
         self.active[req_id] = label
         try:
@@ -256,6 +294,15 @@ class _Worker:
         finally:
             if timer is not None:
                 timer.cancel()
+            # The outcome counts as retrieved even when this episode was cancelled between the
+            # reply and reading it; a call left before its reply (its future cancelled with the
+            # episode, or the coroutine closed) drops the reply when it comes. Done here rather
+            # than in a done-callback, which would cost every call one more event-loop round.
+            if not fut.done():
+                self.pending.pop(req_id, None)
+                self.active.pop(req_id, None)
+            elif not fut.cancelled():
+                fut.exception()
 
     def _expire(self, req_id: int, fut: asyncio.Future[Any], label: str, timeout: float) -> None:
         """A call ran past its timeout: fail it and restart the worker (a simulator call that
