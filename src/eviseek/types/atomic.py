@@ -23,7 +23,7 @@ def atomic_file(path: str | Path, *, binary: bool = False, newline: str | None =
     over ``path`` when the block ends without an exception; on an exception the temporary file
     is removed and ``path`` is left as it was. Missing parent folders are created.
     """
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # a Path is parsed again when wrapped
     tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
     try:
         fh = _open_new(tmp, binary, newline)
@@ -50,9 +50,10 @@ def _open_new(path: Path, binary: bool, newline: str | None) -> IO[Any]:
 
 def write_atomic(path: str | Path, data: str | bytes) -> Path:
     """Write ``data`` (text as UTF-8, or bytes) to ``path`` atomically; see :func:`atomic_file`."""
-    with atomic_file(path, binary=isinstance(data, bytes)) as fh:
+    target = path if isinstance(path, Path) else Path(path)
+    with atomic_file(target, binary=isinstance(data, bytes)) as fh:
         fh.write(data)
-    return Path(path)
+    return target
 
 
 @contextmanager
