@@ -279,3 +279,44 @@ def test_every_draft_of_the_split_seeds_is_generated() -> None:
         for spec in SPLITS.values():
             for index in range(60):
                 fam.draft_design(draft_rng(spec.seed, fam.slug, index), None)
+
+
+def test_mirror_pairs_screened_in_batches_are_the_pairs_drawn_one_by_one() -> None:
+    """The mirror family screens its pair draws a batch at a time; drawing them one by one and
+    deciding each with the exact tests must give the same pair (or none) and leave the generator
+    in the same state, so the questions do not depend on the batching."""
+    from eviseek.envs.tabletop.families import mirror_spatial_relations as msr
+    from eviseek.envs.tabletop.families._common import unit
+    from eviseek.envs.tabletop.families._mirror import make_mirror, plane_of
+
+    outcomes: Counter[bool] = Counter()
+    for trial in range(24):
+        g = np.random.default_rng([77, trial])
+        facing = float(g.uniform(0, 360))
+        n, across = unit(facing), unit(facing + 90)
+        face = -n * 0.3 + g.uniform(-0.05, 0.05, 2)
+        # Narrower mirrors and farther cameras than the family's: some of these geometries admit
+        # no pair at all, others only one found after hundreds of draws.
+        plane = plane_of(
+            make_mirror((float(face[0]), float(face[1])), facing, float(g.uniform(0.2, 0.48)), 0.32)
+        )
+        cam_xy = face + n * float(g.uniform(0.35, 0.7))
+        eye = np.array([cam_xy[0], cam_xy[1], float(g.uniform(0.15, 0.25))])
+        want = bool(g.integers(2))
+        batched, single = np.random.default_rng([78, trial]), np.random.default_rng([78, trial])
+        batched.integers(2), single.integers(2)  # as in the family, a bounded integer first
+        got = msr._place_pair(batched, plane, n, across, cam_xy, eye, want)
+        expected = None
+        for _ in range(msr.PAIR_DRAWS):
+            u = np.array([[single.uniform(0.08, 0.4), single.uniform(-0.26, 0.26)] for _ in range(2)])
+            expected = msr._pair_at(u, plane, n, across, cam_xy, eye, want)
+            if expected is not None:
+                break
+        assert (got is None) == (expected is None), trial
+        if got is not None and expected is not None:
+            assert all((a == b).all() for a, b in zip(got[0], expected[0], strict=True)), trial
+            assert got[1:] == expected[1:], trial
+        assert batched.bit_generator.state == single.bit_generator.state, trial
+        assert batched.integers(1 << 40) == single.integers(1 << 40), trial
+        outcomes[got is None] += 1
+    assert outcomes[True] and outcomes[False], outcomes  # both kinds of geometry were tried

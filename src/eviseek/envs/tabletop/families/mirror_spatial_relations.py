@@ -128,6 +128,16 @@ class MirrorSpatialRelationsFamily(TaskFamily):
         return [ViewEvidence(objects=pair, label="both objects seen directly")]
 
 
+PAIR_DRAWS = 2000
+"""How many pairs of spots :func:`_place_pair` draws before it gives up on a geometry."""
+PAIR_BATCH = 256
+"""Draws screened at once by :func:`_place_pair` (a speed setting only: any value gives the
+same pairs and leaves the generator in the same state)."""
+SCREEN_MARGIN = 1e-9
+"""How far (in metres) past a threshold the batched screen must find a draw before it rejects
+the draw without the exact check; its own rounding error is some 1e-15 m."""
+
+
 def _place_pair(
     rng: np.random.Generator,
     plane: MirrorPlane,
@@ -138,23 +148,101 @@ def _place_pair(
     want_agree: bool,
 ) -> tuple[list[np.ndarray], list[float], bool] | None:
     """Two spots behind the camera, both seen in the mirror, whose mirror order of distance agrees
-    (or not) with their real order as wanted; None when 2,000 draws find none."""
-    for _ in range(2000):
-        spots = [
-            cam_xy + n * float(rng.uniform(0.08, 0.4)) + across * float(rng.uniform(-0.26, 0.26))
-            for _ in range(2)
-        ]
-        if np.linalg.norm(spots[0] - spots[1]) < 0.1:
-            continue
-        centres = [np.array([s[0], s[1], 0.03]) for s in spots]
-        real = [float(np.linalg.norm(c - eye)) for c in centres]
-        mirrored = [float(np.linalg.norm(plane.reflect_point(c) - eye)) for c in centres]
-        agrees = (real[0] < real[1]) == (mirrored[0] < mirrored[1])
-        if abs(real[0] - real[1]) < MIN_GAP or abs(mirrored[0] - mirrored[1]) < MIN_GAP / 2:
-            continue
-        if agrees != want_agree:
-            continue
-        hits = [mirror_hit(plane, eye, c) for c in centres]
-        if all(h is not None and face_margin(plane, h) > 0.03 for h in hits):
-            return spots, real, agrees
+    (or not) with their real order as wanted; None when 2,000 draws find none.
+
+    Draw ``k`` is four uniform numbers (along ``n`` and ``across`` for each spot), and
+    :func:`_pair_at` decides it. Deciding draws one at a time costs some 40 small numpy calls
+    each, and most draws fail, so the draws are taken a batch at a time and screened together
+    (:func:`_clearly_failing`); only a draw the screen cannot rule out goes through
+    :func:`_pair_at`. The screen rejects only draws that miss a test by more than
+    :data:`SCREEN_MARGIN`, far more than its rounding, so the first draw :func:`_pair_at` accepts
+    is the one a draw-by-draw loop accepts, and the generator is left just after it."""
+    lows = np.tile([0.08, -0.26], 2 * PAIR_BATCH)
+    highs = np.tile([0.4, 0.26], 2 * PAIR_BATCH)
+    done = 0
+    while done < PAIR_DRAWS:
+        count = min(PAIR_BATCH, PAIR_DRAWS - done)
+        before = rng.bit_generator.state
+        # Each number is low + (high - low) * the next double, as a scalar uniform() makes it.
+        u = rng.uniform(lows[: 4 * count], highs[: 4 * count]).reshape(count, 2, 2)
+        failing = _clearly_failing(u, plane, n, across, cam_xy, eye, want_agree)
+        for k in np.flatnonzero(~failing):
+            placed = _pair_at(u[k], plane, n, across, cam_xy, eye, want_agree)
+            if placed is not None:
+                # Rewind, then take exactly the draws up to this one.
+                rng.bit_generator.state = before
+                rng.uniform(lows[: 4 * (k + 1)], highs[: 4 * (k + 1)])
+                return placed
+        done += count
     return None
+
+
+def _pair_at(
+    u: np.ndarray,
+    plane: MirrorPlane,
+    n: np.ndarray,
+    across: np.ndarray,
+    cam_xy: np.ndarray,
+    eye: np.ndarray,
+    want_agree: bool,
+) -> tuple[list[np.ndarray], list[float], bool] | None:
+    """The spots, real distances and agreement of one draw (``u``: along and across for each
+    spot), or None if the draw fails a test."""
+    spots = [cam_xy + n * float(u[i, 0]) + across * float(u[i, 1]) for i in range(2)]
+    if np.linalg.norm(spots[0] - spots[1]) < 0.1:
+        return None
+    centres = [np.array([s[0], s[1], 0.03]) for s in spots]
+    real = [float(np.linalg.norm(c - eye)) for c in centres]
+    mirrored = [float(np.linalg.norm(plane.reflect_point(c) - eye)) for c in centres]
+    agrees = (real[0] < real[1]) == (mirrored[0] < mirrored[1])
+    if abs(real[0] - real[1]) < MIN_GAP or abs(mirrored[0] - mirrored[1]) < MIN_GAP / 2:
+        return None
+    if agrees != want_agree:
+        return None
+    hits = [mirror_hit(plane, eye, c) for c in centres]
+    if all(h is not None and face_margin(plane, h) > 0.03 for h in hits):
+        return spots, real, agrees
+    return None
+
+
+def _clearly_failing(
+    u: np.ndarray,
+    plane: MirrorPlane,
+    n: np.ndarray,
+    across: np.ndarray,
+    cam_xy: np.ndarray,
+    eye: np.ndarray,
+    want_agree: bool,
+) -> np.ndarray:
+    """For each draw of ``u`` (``(k, 2, 2)``), whether it misses one of :func:`_pair_at`'s tests
+    by more than :data:`SCREEN_MARGIN`: the same quantities, computed for all draws at once."""
+    m = SCREEN_MARGIN
+    spots = cam_xy + u[..., :1] * n + u[..., 1:] * across  # (k, 2 spots, xy)
+    centres = np.concatenate([spots, np.full((*spots.shape[:2], 1), 0.03)], axis=-1)
+    separation = np.sqrt(((spots[:, 0] - spots[:, 1]) ** 2).sum(axis=-1))
+    side = (centres - plane.centre) @ plane.normal  # (k, 2)
+    images = centres - 2 * side[..., None] * plane.normal
+    real = np.sqrt(((centres - eye) ** 2).sum(axis=-1))
+    mirrored = np.sqrt(((images - eye) ** 2).sum(axis=-1))
+    real_gap = real[:, 0] - real[:, 1]
+    mirror_gap = mirrored[:, 0] - mirrored[:, 1]
+    fails = separation < 0.1 - m
+    fails |= (np.abs(real_gap) < MIN_GAP - m) | (np.abs(mirror_gap) < MIN_GAP / 2 - m)
+    # Both orders are certain only when neither gap is within the margin of zero.
+    certain = (np.abs(real_gap) > m) & (np.abs(mirror_gap) > m)
+    fails |= certain & (((real_gap < 0) == (mirror_gap < 0)) != want_agree)
+    # Where the eye sees each spot's image on the mirror's plane, and how far inside the face.
+    eye_side = float((eye - plane.centre) @ plane.normal)
+    if eye_side <= m:
+        return fails if eye_side > -m else np.ones(len(u), dtype=bool)
+    fails |= (side < -m).any(axis=1)
+    # Draws with a spot behind the mirror failed above; the division may blow up for them.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = eye_side / (eye_side + side)
+    hits = eye + t[..., None] * (images - eye)
+    rel = hits - plane.centre
+    inside = np.minimum(
+        plane.half_width - np.abs(rel @ plane.across), plane.half_height - np.abs(rel[..., 2])
+    )
+    fails |= ((inside < 0.03 - m) & (side > m)).any(axis=1)
+    return fails
