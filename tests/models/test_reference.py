@@ -20,7 +20,7 @@ from eviseek.models import get_model
 from eviseek.models.reference import ReferenceModel, estimate_input_tokens
 from eviseek.models.reference.solve import solve
 from eviseek.models.reference.task import read_task
-from eviseek.models.reference.vision import _classify, _classify_pixels, analyse_array
+from eviseek.models.reference.vision import _classify, _classify_pixels, _distinct, analyse_array
 from eviseek.types import ChatMessage, GenerateConfig, Image
 
 WOOD = (204, 178, 140)
@@ -109,6 +109,18 @@ def test_labels_per_distinct_colour_equal_labels_per_pixel() -> None:
         want_idx, want_ok = _classify_pixels(picture)
         assert idx.dtype == want_idx.dtype and np.array_equal(idx, want_idx)
         assert ok.dtype == want_ok.dtype and np.array_equal(ok, want_ok)
+
+
+def test_distinct_colours_are_np_uniques() -> None:
+    # _distinct finds the colours from a sample and adds those the sample missed.
+    rng = np.random.default_rng(1)
+    few = rng.integers(0, 5, size=76800) * 70001
+    rare = few.copy()
+    rare[[3, 40001, 76799]] = [9, 1 << 23, 123456]  # off the sample's stride
+    for codes in (few, rare, rng.integers(0, 1 << 24, size=1000), np.array([7]), few[:63]):
+        colours, where = _distinct(codes)
+        want_colours, want_where = np.unique(codes, return_inverse=True)
+        assert np.array_equal(colours, want_colours) and np.array_equal(where, want_where)
 
 
 def test_geometry_solvers_on_drawn_overhead_views() -> None:
