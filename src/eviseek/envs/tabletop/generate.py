@@ -24,7 +24,7 @@ from eviseek.envs.split_cache import cache_root, cached_questions
 from eviseek.envs.tabletop.families import TaskFamily, World, all_families, get_family
 from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.scene import SceneSpec, rounded
-from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
+from eviseek.envs.tabletop.sim import Frame, ProbeSim, TabletopSim
 from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError
 from eviseek.types import Image, Question
@@ -94,6 +94,12 @@ class QuestionBuilder:
         self, family: TaskFamily, spec: SceneSpec, metadata: dict, sim: TabletopSim
     ) -> SupportGrader:
         """A grader holding the initial view alone (the sim must hold the episode's start state)."""
+        return self._first_view(family, spec, metadata, sim)[0]
+
+    def _first_view(
+        self, family: TaskFamily, spec: SceneSpec, metadata: dict, sim: TabletopSim
+    ) -> tuple[SupportGrader, Frame]:
+        """:meth:`first_view_grader` and the frame it graded (the initial view)."""
         if self._probe is None:
             self._probe = ProbeSim(width=self.width, height=self.height)
         self._probe.load(spec)
@@ -114,7 +120,7 @@ class QuestionBuilder:
                 object_uids=dict(sim.uid),
             )
         )
-        return grader
+        return grader, frame
 
     def initial_support(self, family: TaskFamily, spec: SceneSpec, metadata: dict, sim: TabletopSim) -> float:
         """Support grade of the initial view alone (the sim must hold the episode's start state)."""
@@ -162,12 +168,13 @@ class QuestionBuilder:
                         sim = self._sim_for(spec)  # back to exactly the stored scene
             for change in spec.changes:
                 sim.apply_change(change)
-            grader = self.first_view_grader(family, spec, draft.metadata, sim)
+            grader, first = self._first_view(family, spec, draft.metadata, sim)
             support = grader.grade([0])
             honest = family.accept_first_view(partial(grader.visibility, 0), draft.metadata)
             if (support < 1.0 and honest) or attempt == tries - 1:
                 break
-        initial = Image.from_array(sim.render(spec.camera).rgb) if render_images else None
+        # The graded frame is the initial view: grading renders in the probe, never in this sim.
+        initial = Image.from_array(first.rgb) if render_images else None
         # Stored before ground truth: physical families run their test on this very world, and
         # simulated state (liquid) lives in the spec the sim holds.
         scene_json = spec.model_dump(mode="json")
