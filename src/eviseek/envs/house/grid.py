@@ -67,9 +67,14 @@ class OccupancyGrid:
             inside |= (gx >= rx0) & (gx <= rx1) & (gy >= ry0) & (gy <= ry1)
         blocked = np.zeros_like(inside)
         for _, (ox0, oy0, ox1, oy1) in spec.obstacles():
-            dx = np.maximum(np.maximum(ox0 - gx, 0.0), gx - ox1)
-            dy = np.maximum(np.maximum(oy0 - gy, 0.0), gy - oy1)
-            blocked |= dx * dx + dy * dy < radius * radius
+            # Only cells within the radius (plus a cell's margin) of the footprint can be blocked
+            # by it; the test runs on that window alone, with the same arithmetic per cell.
+            i0, i1 = np.searchsorted(xs, (ox0 - radius - resolution, ox1 + radius + resolution))
+            j0, j1 = np.searchsorted(ys, (oy0 - radius - resolution, oy1 + radius + resolution))
+            wx, wy = gx[i0:i1, j0:j1], gy[i0:i1, j0:j1]
+            dx = np.maximum(np.maximum(ox0 - wx, 0.0), wx - ox1)
+            dy = np.maximum(np.maximum(oy0 - wy, 0.0), wy - oy1)
+            blocked[i0:i1, j0:j1] |= dx * dx + dy * dy < radius * radius
         self.navigable: np.ndarray = inside & ~blocked
         """Boolean array of shape ``(nx, ny)``; index ``[i, j]`` is the cell at x index i, y index j."""
         self._fields: dict[tuple[int, int], np.ndarray] = {}
@@ -141,7 +146,9 @@ class OccupancyGrid:
             from scipy.sparse.csgraph import dijkstra
 
             graph = self._csgraph()
-            dist = dijkstra(graph, directed=False, indices=int(self._index[goal]))
+            # The graph holds every step in both directions already, so it is walked as given;
+            # directed=False would add the transpose of a symmetric matrix for the same result.
+            dist = dijkstra(graph, directed=True, indices=int(self._index[goal]))
             field = np.full(self.navigable.shape, np.inf)
             field[self.navigable] = dist
             self._fields[goal] = field
