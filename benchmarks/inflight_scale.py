@@ -314,6 +314,13 @@ def _cpu_s(pids: list[int]) -> float:
     return sum(_cpu_by_pid(pids).values())
 
 
+def _machine_jiffies() -> tuple[int, int]:
+    """Jiffies every CPU of the machine spent busy, and in all, so far (``/proc/stat``)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return sum(fields[:8]) - idle, sum(fields[:8])
+
+
 def _descendants(pid: int) -> list[int]:
     """Every process below ``pid``: env workers, or Ray's daemons and actors."""
     children: dict[int, list[int]] = {}
@@ -342,6 +349,9 @@ class RssSampler:
         # their time must still count (reading /proc only after the run would drop it).
         self.cpu_seen: dict[int, float] = {}
         self.own_cpu_s = 0.0
+        self.machine: list[tuple[float, int, int, float, float]] = []
+        """Every 50 ms (``--timeline``): the time, the whole machine's busy and all jiffies, and
+        the CPU seconds of the driver and of the processes below it (env workers) so far."""
         """CPU this sampler took in the driver (left out of the driver's figures)."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -364,6 +374,10 @@ class RssSampler:
             self.driver_peak_kb = max(self.driver_peak_kb, driver)
             self.peak_kb = max(self.peak_kb, total)
             self.cpu_seen.update(_cpu_by_pid([os.getpid(), *children]))
+            if TIMELINE_ON:
+                driver_s = self.cpu_seen.get(os.getpid(), 0.0)
+                below_s = sum(self.cpu_seen.values()) - driver_s
+                self.machine.append((time.perf_counter(), *_machine_jiffies(), driver_s, below_s))
         self.own_cpu_s = time.thread_time() - started
 
     def cpu_since(self, before: dict[int, float]) -> float:
@@ -473,7 +487,7 @@ async def _level(
         stages["rest of driver"] = 1000 * driver_cpu / episodes - sum(stages.values())
         stages["env workers"] = 1000 * (cpu - driver_cpu) / episodes
     assert out.ran == episodes and out.failed == 0, (out.ran, out.failed)
-    timeline = _timeline_summary(start, start + wall) if TIMELINE_ON else {}
+    timeline = _timeline_summary(start, start + wall, concurrency, sampler.machine) if TIMELINE_ON else {}
     if os.environ.get("BENCH_TIMELINE_FILE"):  # the raw marks, for a closer look
         Path(f"{os.environ['BENCH_TIMELINE_FILE']}.{concurrency}.json").write_text(
             json.dumps({"start": start, "marks": TIMELINE})
@@ -502,12 +516,19 @@ async def _level(
     }
 
 
-def _timeline_summary(start: float, end: float) -> dict[str, Any]:
+def _timeline_summary(
+    start: float, end: float, concurrency: int, machine: list[tuple[float, int, int, float, float]]
+) -> dict[str, Any]:
     """Where the episodes' time went (``--timeline``): seconds per kind of wait (median, 90th
     percentile, max), when the first and last episodes started and ended, and the run's tail
-    (from the last episode's end to ``evaluate`` returning: saves, commits, shutdown)."""
+    (from the last episode's end to ``evaluate`` returning: saves, commits, shutdown).
+
+    Also how busy the whole machine's CPUs were (a share of all of them, from ``/proc/stat``
+    every 50 ms) during the first wave's start (from the first episode's start until 90% of
+    the first ``concurrency`` episodes had their first frame, the moment each can send its
+    first model request), and over the whole run."""
     waits: dict[str, list[float]] = defaultdict(list)
-    starts, ends = [], []
+    starts, ends, first_frames = [], [], []
     for marks in TIMELINE.values():
         prev = None
         for kind, at in marks:
@@ -516,13 +537,37 @@ def _timeline_summary(start: float, end: float) -> dict[str, Any]:
             prev = at
         starts.append(marks[0][1] - start)
         ends.append(marks[-1][1] - start)
+        first_frames.append((marks[0][1], next((at for kind, at in marks if kind == "step"), marks[-1][1])))
     out: dict[str, Any] = {
         kind: [round(float(np.percentile(v, q)), 3) for q in (50, 90, 100)] for kind, v in waits.items()
     }
     out["first start"] = round(min(starts), 3)
     out["last end"] = round(max(ends), 3)
     out["tail"] = round(end - start - max(ends), 3)
+    first_wave = sorted(first_frames)[:concurrency]
+    burst_end = float(np.percentile([frame for _, frame in first_wave], 90))
+    out["first wave's start"] = round(burst_end - first_wave[0][0], 3)
+    out["CPUs busy then"] = _busy(machine, first_wave[0][0], burst_end)
+    out["CPUs busy over the run"] = _busy(machine, start, end)
     return out
+
+
+def _busy(machine: list[tuple[float, int, int, float, float]], t0: float, t1: float) -> dict[str, float]:
+    """Between the samples nearest ``t0`` and ``t1``: the share of all the machine's CPUs that
+    was busy, and how many CPUs the driver and the env workers kept busy on average."""
+    if len(machine) < 2:
+        return {}
+    i = min(range(len(machine)), key=lambda k: abs(machine[k][0] - t0))
+    j = min(range(len(machine)), key=lambda k: abs(machine[k][0] - t1))
+    i = min(i, len(machine) - 2)
+    a, b = machine[i], machine[max(j, i + 1)]  # at least one 50 ms interval
+    if b[2] <= a[2] or b[0] <= a[0]:
+        return {}
+    return {
+        "machine": round((b[1] - a[1]) / (b[2] - a[2]), 2),
+        "driver": round((b[3] - a[3]) / (b[0] - a[0]), 2),
+        "env workers": round((b[4] - a[4]) / (b[0] - a[0]), 2),
+    }
 
 
 def main() -> None:
@@ -542,8 +587,9 @@ def main() -> None:
     parser.add_argument(
         "--timeline",
         action="store_true",
-        help="also print where episodes waited: reset, step, model call (median, p90, max s) "
-        "and the run's tail",
+        help="also print where episodes waited: reset, step, model call (median, p90, max s), "
+        "the run's tail, and how busy the CPUs were (machine, driver, env workers) while the "
+        "first wave started and over the run",
     )
     parser.add_argument("--json", default=None, help="also write every level's figures to this file")
     parser.add_argument(

@@ -34,3 +34,10 @@ def test_a_tiny_level_runs_and_reports_its_waits(tmp_path: Path) -> None:
     assert row["timeline"]["model"][0] >= 0.2
     assert row["wall_s"] >= 2 * 3 * 0.2
     assert "in flight 4: waits" in proc.stdout
+    # How busy the machine and the harness's processes were while the first wave started.
+    start = row["timeline"]["first wave's start"]
+    assert 0 < start < row["wall_s"]
+    for window in ("CPUs busy then", "CPUs busy over the run"):
+        busy = row["timeline"][window]
+        assert set(busy) == {"machine", "driver", "env workers"}, busy
+        assert 0 <= busy["machine"] <= 1 and busy["driver"] >= 0 and busy["env workers"] >= 0
