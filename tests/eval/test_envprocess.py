@@ -76,3 +76,26 @@ async def test_stopping_the_pool_ends_its_workers_at_once() -> None:
     # Workers skip the interpreter's teardown once their environments are closed.
     assert time.perf_counter() - started < 5
     assert [p.returncode for p in processes] == [0, 0]
+
+
+async def test_frames_arrive_as_png_and_decode_to_the_pixels_the_env_made() -> None:
+    from eviseek.eval.envpool import ThreadEnvProvider
+
+    (question,) = make_questions(1)
+    frames = {}
+    for name, pool in (("process", ProcessEnvProvider(1, plugins=[PLUGIN])), ("local", ThreadEnvProvider())):
+        await pool.start()
+        try:
+            env = await pool.lease(question)
+            obs, _ = await env.reset(seed=0, options={"question": question})
+            step = await env.step(Action(name="look"))
+            frames[name] = [obs.image, step.observation.image]
+            await pool.release(env, healthy=True)
+        finally:
+            await pool.close()
+    for sent, made in zip(frames["process"], frames["local"], strict=True):
+        # The worker kept the pixels and sent the frame's PNG and hash: a few KB, not H x W x 3.
+        assert sent.loaded and sent.sha256 is not None and sent._pixels is None
+        assert sent.digest() == made.digest()
+        assert (sent.array() == made.array()).all()
+        assert sent.encoded("png") == made.encoded("png")

@@ -69,3 +69,27 @@ async def test_requests_and_the_saved_trajectory_share_one_encoding(tmp_path: Pa
     for frame, url in zip(frames, urls, strict=True):
         saved = (tmp_path / frame.path).read_bytes()  # type: ignore[operator]
         assert url == "data:image/png;base64," + base64.b64encode(saved).decode("ascii")
+
+
+def test_an_image_kept_as_its_png_alone_is_the_same_image(tmp_path: Path) -> None:
+    ENCODED.clear()
+    y, x = np.mgrid[0:120, 0:160]
+    smooth = np.stack([x, y, x + y], axis=-1).astype(np.uint8)  # compresses like a render
+    smooth[40:80, 50:90] = (200, 30, 60)
+    img = Image.from_array(smooth)
+    pixels = img.array().copy()
+    digest = img.digest()
+    full = len(pickle.dumps(img))
+    img.release_pixels()
+    assert img.loaded and img._pixels is None and img.sha256 == digest
+    sent = pickle.loads(pickle.dumps(img))
+    assert len(pickle.dumps(img)) < full / 5  # the PNG, without the raw pixels
+    # Decoded on demand, bit for bit; resized and JPEG encodings work from the decoded pixels.
+    assert sent.array().dtype == np.uint8 and (sent.array() == pixels).all() and sent.digest() == digest
+    assert sent.encoded("jpeg", quality=80)[:2] == b"\xff\xd8" and len(sent.encoded("png", size=(80, 60))) > 0
+    # Saved as the same file as the image that kept its pixels.
+    again = Image.from_array(pixels)
+    assert (tmp_path / pickle.loads(pickle.dumps(img)).save(tmp_path)).read_bytes() == again.encoded("png")
+    assert Image.open(tmp_path / again.save(tmp_path / "b")).digest() == digest
+    img.release_pixels()  # nothing left to release: no error, nothing lost
+    assert (img.array() == pixels).all()
