@@ -305,11 +305,12 @@ def test_mirror_pairs_screened_in_batches_are_the_pairs_drawn_one_by_one() -> No
         want = bool(g.integers(2))
         batched, single = np.random.default_rng([78, trial]), np.random.default_rng([78, trial])
         batched.integers(2), single.integers(2)  # as in the family, a bounded integer first
-        got = msr._place_pair(batched, plane, n, across, cam_xy, eye, want)
+        geo = msr.PairGeometry(plane, n, across, cam_xy, eye, want)
+        got = msr._place_pair(batched, geo)
         expected = None
         for _ in range(msr.PAIR_DRAWS):
             u = np.array([[single.uniform(0.08, 0.4), single.uniform(-0.26, 0.26)] for _ in range(2)])
-            expected = msr._pair_at(u, plane, n, across, cam_xy, eye, want)
+            expected = msr._pair_at(u, geo)
             if expected is not None:
                 break
         assert (got is None) == (expected is None), trial

@@ -20,6 +20,7 @@ its unoccluded pixel area (which needs turning round).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,7 @@ class MirrorSpatialRelationsFamily(TaskFamily):
                 # One fair coin says whether the mirror shows the two in their real order of
                 # distance; the other case is the trap the question is about.
                 want_agree = bool(rng.integers(2))
-            placed = _place_pair(rng, plane, n, across, cam_xy, eye, want_agree)
+            placed = _place_pair(rng, PairGeometry(plane, n, across, cam_xy, eye, want_agree))
             if placed is not None:
                 spots, real, agrees = placed
                 break
@@ -138,14 +139,23 @@ SCREEN_MARGIN = 1e-9
 the draw without the exact check; its own rounding error is some 1e-15 m."""
 
 
+@dataclass(frozen=True)
+class PairGeometry:
+    """What a pair of spots is drawn against: the mirror, the camera's position on the table and
+    its facing (``n``) and sideways (``across``) directions, the eye, and whether the mirror's
+    order of distance should agree with the real one."""
+
+    plane: MirrorPlane
+    n: np.ndarray
+    across: np.ndarray
+    cam_xy: np.ndarray
+    eye: np.ndarray
+    want_agree: bool
+
+
 def _place_pair(
     rng: np.random.Generator,
-    plane: MirrorPlane,
-    n: np.ndarray,
-    across: np.ndarray,
-    cam_xy: np.ndarray,
-    eye: np.ndarray,
-    want_agree: bool,
+    geo: PairGeometry,
 ) -> tuple[list[np.ndarray], list[float], bool] | None:
     """Two spots behind the camera, both seen in the mirror, whose mirror order of distance agrees
     (or not) with their real order as wanted; None when 2,000 draws find none.
@@ -165,9 +175,9 @@ def _place_pair(
         before = rng.bit_generator.state
         # Each number is low + (high - low) * the next double, as a scalar uniform() makes it.
         u = rng.uniform(lows[: 4 * count], highs[: 4 * count]).reshape(count, 2, 2)
-        failing = _clearly_failing(u, plane, n, across, cam_xy, eye, want_agree)
+        failing = _clearly_failing(u, geo)
         for k in np.flatnonzero(~failing):
-            placed = _pair_at(u[k], plane, n, across, cam_xy, eye, want_agree)
+            placed = _pair_at(u[k], geo)
             if placed is not None:
                 # Rewind, then take exactly the draws up to this one.
                 rng.bit_generator.state = before
@@ -177,72 +187,56 @@ def _place_pair(
     return None
 
 
-def _pair_at(
-    u: np.ndarray,
-    plane: MirrorPlane,
-    n: np.ndarray,
-    across: np.ndarray,
-    cam_xy: np.ndarray,
-    eye: np.ndarray,
-    want_agree: bool,
-) -> tuple[list[np.ndarray], list[float], bool] | None:
+def _pair_at(u: np.ndarray, geo: PairGeometry) -> tuple[list[np.ndarray], list[float], bool] | None:
     """The spots, real distances and agreement of one draw (``u``: along and across for each
     spot), or None if the draw fails a test."""
-    spots = [cam_xy + n * float(u[i, 0]) + across * float(u[i, 1]) for i in range(2)]
+    spots = [geo.cam_xy + geo.n * float(u[i, 0]) + geo.across * float(u[i, 1]) for i in range(2)]
     if np.linalg.norm(spots[0] - spots[1]) < 0.1:
         return None
     centres = [np.array([s[0], s[1], 0.03]) for s in spots]
-    real = [float(np.linalg.norm(c - eye)) for c in centres]
-    mirrored = [float(np.linalg.norm(plane.reflect_point(c) - eye)) for c in centres]
+    real = [float(np.linalg.norm(c - geo.eye)) for c in centres]
+    mirrored = [float(np.linalg.norm(geo.plane.reflect_point(c) - geo.eye)) for c in centres]
     agrees = (real[0] < real[1]) == (mirrored[0] < mirrored[1])
     if abs(real[0] - real[1]) < MIN_GAP or abs(mirrored[0] - mirrored[1]) < MIN_GAP / 2:
         return None
-    if agrees != want_agree:
+    if agrees != geo.want_agree:
         return None
-    hits = [mirror_hit(plane, eye, c) for c in centres]
-    if all(h is not None and face_margin(plane, h) > 0.03 for h in hits):
+    hits = [mirror_hit(geo.plane, geo.eye, c) for c in centres]
+    if all(h is not None and face_margin(geo.plane, h) > 0.03 for h in hits):
         return spots, real, agrees
     return None
 
 
-def _clearly_failing(
-    u: np.ndarray,
-    plane: MirrorPlane,
-    n: np.ndarray,
-    across: np.ndarray,
-    cam_xy: np.ndarray,
-    eye: np.ndarray,
-    want_agree: bool,
-) -> np.ndarray:
+def _clearly_failing(u: np.ndarray, geo: PairGeometry) -> np.ndarray:
     """For each draw of ``u`` (``(k, 2, 2)``), whether it misses one of :func:`_pair_at`'s tests
     by more than :data:`SCREEN_MARGIN`: the same quantities, computed for all draws at once."""
     m = SCREEN_MARGIN
-    spots = cam_xy + u[..., :1] * n + u[..., 1:] * across  # (k, 2 spots, xy)
+    spots = geo.cam_xy + u[..., :1] * geo.n + u[..., 1:] * geo.across  # (k, 2 spots, xy)
     centres = np.concatenate([spots, np.full((*spots.shape[:2], 1), 0.03)], axis=-1)
     separation = np.sqrt(((spots[:, 0] - spots[:, 1]) ** 2).sum(axis=-1))
-    side = (centres - plane.centre) @ plane.normal  # (k, 2)
-    images = centres - 2 * side[..., None] * plane.normal
-    real = np.sqrt(((centres - eye) ** 2).sum(axis=-1))
-    mirrored = np.sqrt(((images - eye) ** 2).sum(axis=-1))
+    side = (centres - geo.plane.centre) @ geo.plane.normal  # (k, 2)
+    images = centres - 2 * side[..., None] * geo.plane.normal
+    real = np.sqrt(((centres - geo.eye) ** 2).sum(axis=-1))
+    mirrored = np.sqrt(((images - geo.eye) ** 2).sum(axis=-1))
     real_gap = real[:, 0] - real[:, 1]
     mirror_gap = mirrored[:, 0] - mirrored[:, 1]
     fails = separation < 0.1 - m
     fails |= (np.abs(real_gap) < MIN_GAP - m) | (np.abs(mirror_gap) < MIN_GAP / 2 - m)
     # Both orders are certain only when neither gap is within the margin of zero.
     certain = (np.abs(real_gap) > m) & (np.abs(mirror_gap) > m)
-    fails |= certain & (((real_gap < 0) == (mirror_gap < 0)) != want_agree)
+    fails |= certain & (((real_gap < 0) == (mirror_gap < 0)) != geo.want_agree)
     # Where the eye sees each spot's image on the mirror's plane, and how far inside the face.
-    eye_side = float((eye - plane.centre) @ plane.normal)
+    eye_side = float((geo.eye - geo.plane.centre) @ geo.plane.normal)
     if eye_side <= m:
         return fails if eye_side > -m else np.ones(len(u), dtype=bool)
     fails |= (side < -m).any(axis=1)
     # Draws with a spot behind the mirror failed above; the division may blow up for them.
     with np.errstate(divide="ignore", invalid="ignore"):
         t = eye_side / (eye_side + side)
-    hits = eye + t[..., None] * (images - eye)
-    rel = hits - plane.centre
+    hits = geo.eye + t[..., None] * (images - geo.eye)
+    rel = hits - geo.plane.centre
     inside = np.minimum(
-        plane.half_width - np.abs(rel @ plane.across), plane.half_height - np.abs(rel[..., 2])
+        geo.plane.half_width - np.abs(rel @ geo.plane.across), geo.plane.half_height - np.abs(rel[..., 2])
     )
     fails |= ((inside < 0.03 - m) & (side > m)).any(axis=1)
     return fails
