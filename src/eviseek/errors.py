@@ -17,6 +17,11 @@ class ConfigError(EviseekError, ValueError):
     """A setting or argument is wrong; the message says which and how to fix it."""
 
 
+class SettingError(ConfigError):
+    """A value the user gave is wrong (a flag, a setting, a plugin to pass); nothing was run.
+    The command line exits with its usage code (2) for it, like a bad flag."""
+
+
 class MissingExtraError(EviseekError, ImportError):
     """An optional dependency is not installed; the message names the extra to add."""
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
+from eviseek._registration import Origin, Origins, caller_origin
 from eviseek.agents.base import Agent
 from eviseek.errors import ConfigError
 
@@ -71,6 +73,10 @@ _BUILTINS: dict[str, Callable[[], AgentEntry]] = {
     "autotool": _autotool,
 }
 _AGENTS: dict[str, Callable[[], AgentEntry]] = dict(_BUILTINS)
+_ORIGINS = Origins("agent")
+_BUILTIN_ORIGIN = Origin(__name__, os.path.realpath(__file__))
+for _name in _BUILTINS:
+    _ORIGINS.claim(_name, _BUILTIN_ORIGIN, replace=False, exists=False)
 _ALIASES = {
     "single_model": "single-model",
     "singlemodel": "single-model",
@@ -86,15 +92,17 @@ def register_agent(
     """Make ``--agents NAME`` (and :func:`make_agent`) build agents with ``factory``.
 
     Pass the agent's pydantic ``config`` model to get spec options (``NAME:flag+key=value``) and
-    per-agent filtering of run-wide settings; see :class:`AgentEntry`. A plugin registering a name
-    again replaces its entry (a plugin file may be imported twice); replacing a built-in agent needs
-    ``replace=True``.
+    per-agent filtering of run-wide settings; see :class:`AgentEntry`. A module registering a name
+    again replaces its own entry (a plugin file may be imported twice); replacing an agent another
+    module registered (a built-in among them) needs ``replace=True``, and the run records it.
     """
     key = name.strip().lower()
     if not key or ":" in key or "," in key:
         raise ConfigError(f"agent name {name!r} must be non-empty and contain no ':' or ','")
-    if key in _BUILTINS and not replace:
+    origin = caller_origin()
+    if key in _BUILTINS and not replace and _ORIGINS.of(key) == _BUILTIN_ORIGIN:
         raise ConfigError(f"{key!r} is a built-in agent; pick another name or pass replace=True")
+    _ORIGINS.claim(key, origin, replace=replace, exists=key in _AGENTS)
     entry = AgentEntry(factory=factory, config=config)
     _AGENTS[key] = lambda: entry
 
@@ -120,6 +128,11 @@ PRESETS: dict[str, dict[str, tuple[dict[str, Any], str]]] = {
     },
 }
 """Named option sets per agent (``eviseek:paper``): the settings, and where they come from."""
+
+
+def agent_origin(name: str) -> Origin | None:
+    """The module that registered agent ``name`` (``None``: not registered)."""
+    return _ORIGINS.of(name.strip().lower())
 
 
 def agent_names() -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 
-from eviseek.errors import ConfigError, EviseekError
+from eviseek.errors import ConfigError, EviseekError, SettingError
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -36,7 +36,7 @@ EXIT_CODES: dict[int, str] = {
 """The one exit-code table of the ``eviseek`` command."""
 
 
-class BadSetting(ConfigError):
+class BadSetting(SettingError):
     """A setting the user gave is wrong (exit code 2, like a bad flag); raised by commands that
     read settings from a file, so that such errors exit as usage errors."""
 
@@ -152,7 +152,7 @@ def boundary(command: F, name: str = "eviseek") -> F:
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except BadSetting as exc:
+        except SettingError as exc:  # BadSetting, and the library's bad values (an unknown benchmark)
             fail(str(exc), EXIT_USAGE)
         except EviseekError as exc:
             fail(str(exc), EXIT_ERROR)

@@ -192,10 +192,13 @@ def cli_errors(out: Path) -> Iterator[None]:
     """Turn what a run can raise into one line on stderr and the exit code it stands for:
     1 for an error before or during the run, 2 for a bad setting, 130 for an interruption."""
     from eviseek.cli.errors import fail, first_error, os_error
-    from eviseek.errors import EviseekError
+    from eviseek.errors import EviseekError, SettingError
 
     try:
         yield
+    except SettingError as exc:  # a bad value (a provider setting, an unregistered benchmark)
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
     except EviseekError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

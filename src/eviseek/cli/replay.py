@@ -28,15 +28,20 @@ def replay(
     model_arg: list[str] = typer.Option([], "--model-arg", help="Provider argument KEY=VALUE (repeatable)"),
     agent: str = typer.Option("eviseek", "--agent", help="Whose recorded episodes to replay"),
     concurrency: int = typer.Option(4, "--concurrency", "-c", min=1, help="Answering calls at once"),
+    plugin: list[str] = typer.Option(
+        [],
+        "--plugin",
+        help="Module or .py file registering the run's benchmark, if its own moved (repeatable)",
+    ),
 ) -> None:
     """Re-ask only the answering call of every recorded episode, once per memory variant; then
     `eviseek report OUT` shows each variant's accuracy change against the board replay."""
     import asyncio
 
-    from eviseek.cli.errors import fail
+    from eviseek.cli.errors import EXIT_USAGE, fail
     from eviseek.cli.eval import _pairs
     from eviseek.cli.models import model_kwargs
-    from eviseek.errors import ConfigError
+    from eviseek.errors import ConfigError, SettingError
     from eviseek.eval.replay import parse_variants, recorded_model, replay_run
     from eviseek.models import get_model
 
@@ -52,7 +57,11 @@ def replay(
         kwargs.update(dict(recorded.get("model_args") or {}))  # type: ignore[call-overload]
         kwargs.update(_pairs(model_arg, "--model-arg"))
         m = get_model(model, **kwargs)
-        written = asyncio.run(replay_run(run_dir, out, m, chosen, agent=agent, concurrency=concurrency))
+        written = asyncio.run(
+            replay_run(run_dir, out, m, chosen, agent=agent, concurrency=concurrency, plugins=plugin)
+        )
+    except SettingError as exc:  # the run's benchmark is not registered: the plugin to pass
+        fail(str(exc), EXIT_USAGE)
     except (FileNotFoundError, ValueError, ConfigError) as exc:  # load_run's errors for a missing run
         fail(str(exc))
     typer.echo(f"replayed {len(written)} answer(s) into {out} (variants: {', '.join(chosen)})")

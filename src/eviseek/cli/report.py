@@ -34,9 +34,15 @@ def report(
     episodes: bool = typer.Option(
         True, "--episodes/--no-episodes", help="Write one viewer page per episode and link to it."
     ),
+    plugin: list[str] = typer.Option(
+        [],
+        "--plugin",
+        help="Module or .py file registering a run's benchmark, if its own moved (repeatable)",
+    ),
 ) -> None:
     """Write index.html (self-contained), report.md, results.csv and summary.json."""
     from eviseek.cli.errors import EXIT_USAGE, fail, os_error, require_folder
+    from eviseek.errors import SettingError
     from eviseek.eval.families import CompareError
     from eviseek.eval.report import build_report
 
@@ -53,8 +59,9 @@ def report(
             confidence=confidence,
             episodes=episodes,
             compare=compare,
+            plugins=plugin,
         )
-    except CompareError as exc:  # a wrong --compare is a bad flag
+    except (CompareError, SettingError) as exc:  # a wrong --compare, a benchmark's missing plugin
         fail(str(exc), EXIT_USAGE)
     except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
         fail(str(exc))

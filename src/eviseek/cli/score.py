@@ -128,6 +128,11 @@ def score(
         "--rebuild",
         help="Write results.sqlite anew from the saved trajectories (the old file is kept aside)",
     ),
+    plugin: list[str] = typer.Option(
+        [],
+        "--plugin",
+        help="Module or .py file registering the run's benchmark, if its own moved (repeatable)",
+    ),
 ) -> None:
     """Re-score a run from its trajectories and questions.jsonl, without re-running anything.
 
@@ -147,7 +152,7 @@ def score(
             typer.echo(
                 f"rebuilt {done.path} with {done.rows} row(s) from the saved trajectories{aside}", err=True
             )
-        rescored = rescore_run(run_dir, rules=rules)
+        rescored = rescore_run(run_dir, rules=rules, plugins=plugin)
     except OSError as exc:
         fail(os_error(exc, f"{'rebuild' if rebuild else 'read'} the run directory {run_dir}"))
     from eviseek.eval.express import express_rows
@@ -167,6 +172,8 @@ def score(
             print_express(rows)
         in_force = ", ".join(f"{name} ({n} question(s))" for name, n in sorted(rescored.rules.items()))
         typer.echo(f"scoring rules: {in_force}")
+    for note in rescored.notes:
+        typer.echo(f"note: {note}", err=True)
     if rescored.unstored:
         where = {"missing": "there is no results.sqlite", "empty": "results.sqlite holds no row"}.get(
             rescored.store, "results.sqlite has no row for them"

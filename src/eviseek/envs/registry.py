@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from eviseek._registration import Origin, Origins, caller_origin
 from eviseek.envs.base import Env
 from eviseek.errors import ConfigError
 
@@ -31,6 +32,7 @@ class Registration:
 
 
 _ENVS: dict[str, Registration] = {}
+_ORIGINS = Origins("environment")
 
 
 def _checked_resources(env_id: str, resources: Mapping[str, float] | None) -> dict[str, float]:
@@ -51,14 +53,25 @@ def register(
     entry_point: str | Callable[..., Env],
     *,
     resources: Mapping[str, float] | None = None,
+    replace: bool = False,
     **defaults: Any,
 ) -> None:
     """Register ``env_id``; ``entry_point`` is ``"module:Class"`` (imported lazily) or a callable.
 
     ``resources`` is what one instance needs, as Ray resource amounts (``{"GPU": 1}``); ``CPU``
     is 1 unless given. Other keyword arguments are defaults passed to the entry point.
+
+    Registering an id again from another module raises :class:`ConfigError` unless
+    ``replace=True`` (then the run records the replacement; see :mod:`eviseek._registration`).
     """
-    _ENVS[env_id] = Registration(entry_point, defaults, _checked_resources(env_id, resources))
+    checked = _checked_resources(env_id, resources)
+    _ORIGINS.claim(env_id, caller_origin(), replace=replace, exists=env_id in _ENVS)
+    _ENVS[env_id] = Registration(entry_point, defaults, checked)
+
+
+def env_origin(env_id: str) -> Origin | None:
+    """The module that registered ``env_id`` (``None`` when it is not registered)."""
+    return _ORIGINS.of(env_id)
 
 
 def registered() -> list[str]:

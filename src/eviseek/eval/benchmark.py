@@ -13,10 +13,12 @@ A benchmark binds the name a ``--dataset`` spec starts with (``tabletop:dev``, `
 Each built-in benchmark is one module of :mod:`eviseek.eval.benchmarks` with one
 :func:`register_benchmark` call; a plugin registers its own the same way (``--plugin MODULE``).
 
-Which benchmark a question belongs to (:func:`benchmark_for`) is told by the run's dataset spec
-when it names one; questions read back from a file or a run directory are claimed by the
-benchmark whose ``owns`` recognises them (the keys its loader writes into them, which older
-runs carry too).
+Which benchmark a question belongs to is recorded in it (:attr:`Question.benchmark`, written
+when its benchmark loads it, saved with it in every question file and run directory) and in the
+run's ``run.json``; every later reader looks it up by that name (:func:`benchmark_named`) and
+stops with one line naming the plugin to pass when it is not registered. Only questions saved
+before these records are recognised by content, once, by the benchmark whose ``owns`` accepts
+them (:func:`record_benchmarks`, which says so).
 
 This module sits at the bottom of ``eval`` (the run configuration asks it for budgets); the
 built-in modules are imported by name on the first lookup, so it imports nothing above it.
@@ -25,12 +27,14 @@ built-in modules are imported by name on the first lookup, so it imports nothing
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from eviseek._registration import Origin, Origins, caller_origin
 from eviseek.answers import AnswerScore
 from eviseek.envs.budget import NAVIGATION_BUDGET, TABLETOP_BUDGET
+from eviseek.errors import SettingError
 from eviseek.types import Question, Trajectory
 
 __all__ = [
@@ -44,9 +48,16 @@ __all__ = [
     "RuleSets",
     "Scorer",
     "Taxonomy",
+    "UnregisteredBenchmark",
     "benchmark_for",
+    "benchmark_named",
+    "benchmark_names",
     "benchmark_of",
     "benchmarks",
+    "budget_of",
+    "check_registered",
+    "recognise",
+    "record_benchmarks",
     "register_benchmark",
     "rule_sets",
 ]
@@ -129,6 +140,8 @@ class Benchmark:
     """The order of its families and subcategories in reports (``None``: first seen first)."""
     report_sections: tuple[str, ...] = ()
     """The report sections of :data:`REPORT_SECTIONS` it adds."""
+    origin: Origin = field(default_factory=lambda: Origin("unknown"))
+    """The module that registered it (a built-in module, or a plugin's)."""
 
     def chosen_rules(self, question: Question) -> str | None:
         """The rule set ``question`` chose among :attr:`rules` (``None``: it chose none, or this
@@ -141,6 +154,7 @@ class Benchmark:
 
 
 _REGISTRY: dict[str, Benchmark] = {}
+_ORIGINS = Origins("benchmark")
 _loaded = False
 
 
@@ -157,14 +171,18 @@ def register_benchmark(
     owns: Callable[[Question], bool] | None = None,
     taxonomy: Taxonomy | None = None,
     report_sections: tuple[str, ...] = (),
+    replace: bool = False,
 ) -> Benchmark:
     """Make ``name:<arg>`` dataset specs load with ``loader(arg)`` and run with ``budget`` steps,
     scored by ``scorer`` (else the answer contract) and reported with ``taxonomy`` and
     ``report_sections`` (see :class:`Benchmark` for each field).
 
     ``scoring`` names the scorer in reports (default: ``contract`` without a scorer, else the
-    benchmark's name). Registering a name again replaces it (a plugin module may be imported twice).
+    benchmark's name). Registering a name again from the same module replaces it (a plugin may be
+    imported twice); from another module it raises :class:`~eviseek.errors.ConfigError` unless
+    ``replace=True``, and the replacement is recorded (:func:`eviseek._registration.replacements`).
     """
+    _load_builtins()  # so a plugin's claim on a built-in name meets the built-in, whatever the order
     if budget < 1:
         raise ValueError(f"benchmark {name!r}: budget must be at least 1, got {budget}")
     unknown = [s for s in report_sections if s not in REPORT_SECTIONS]
@@ -185,7 +203,9 @@ def register_benchmark(
         owns=owns,
         taxonomy=taxonomy,
         report_sections=tuple(report_sections),
+        origin=caller_origin(),
     )
+    _ORIGINS.claim(name, benchmark.origin, replace=replace, exists=name in _REGISTRY)
     _REGISTRY[name] = benchmark
     return benchmark
 
@@ -214,17 +234,95 @@ def benchmark_of(spec: str) -> Benchmark | None:
     return _REGISTRY.get(name) or _REGISTRY.get(name.lower())
 
 
-def benchmark_for(question: Question, dataset: str | None = None) -> Benchmark | None:
-    """The benchmark ``question`` belongs to: the one ``dataset`` (the run's spec) names, else the
-    first (by name) whose ``owns`` recognises the question, else ``None`` (the answer contract
-    scores it and the report adds nothing of a benchmark's own)."""
-    named = benchmark_of(dataset) if dataset else None
-    if named is not None:
-        return named
+class UnregisteredBenchmark(SettingError):
+    """A question or a run names a benchmark that nothing registered in this process (its plugin
+    was not passed, or cannot be imported); the message says which plugin to pass."""
+
+
+def benchmark_named(name: str, *, hint: str = "") -> Benchmark:
+    """The registered benchmark ``name``; :class:`UnregisteredBenchmark` when there is none.
+
+    ``hint`` says where its registration was expected to come from (a run's plugin); without
+    one the message asks for the ``--plugin`` that registers it."""
+    _load_builtins()
+    found = _REGISTRY.get(name)
+    if found is None:
+        how = hint or "pass --plugin with the module or .py file that registers it"
+        raise UnregisteredBenchmark(
+            f"benchmark {name!r} is not registered here (registered: {', '.join(sorted(_REGISTRY))}); {how}"
+        )
+    return found
+
+
+def recognise(question: Question) -> Benchmark | None:
+    """The benchmark whose ``owns`` recognises ``question`` (the first by name), for questions
+    saved before benchmarks were recorded (:attr:`Question.benchmark`); ``None``: no benchmark."""
     for benchmark in benchmarks().values():
         if benchmark.owns is not None and benchmark.owns(question):
             return benchmark
     return None
+
+
+def record_benchmarks(questions: Iterable[Question], dataset: str | None = None) -> str | None:
+    """Fill in :attr:`Question.benchmark` where a question records none: the benchmark
+    ``dataset`` names, else (a question saved before the records) the one whose ``owns``
+    recognises it. Returns a one-line note when any was recognised that way, else ``None``.
+
+    Questions that record a benchmark keep it: nothing is recognised again for them."""
+    named = benchmark_of(dataset) if dataset else None
+    recognised: dict[str, int] = {}
+    for q in questions:
+        if q.benchmark is not None:
+            continue
+        if named is not None:
+            q.benchmark = named.name
+            continue
+        found = recognise(q)
+        if found is not None:
+            q.benchmark = found.name
+            recognised[found.name] = recognised.get(found.name, 0) + 1
+    if not recognised:
+        return None
+    which = ", ".join(f"{n} question(s) as {name}" for name, n in sorted(recognised.items()))
+    return (
+        f"questions saved without a benchmark record were recognised by their content ({which}); "
+        "questions saved from now on record their benchmark"
+    )
+
+
+def benchmark_for(question: Question, dataset: str | None = None) -> Benchmark | None:
+    """The benchmark ``question`` belongs to: the one it records (:attr:`Question.benchmark`,
+    looked up by name: :class:`UnregisteredBenchmark` when it is not registered), else the one
+    ``dataset`` (the run's spec) names, else (a question saved before the records) the first by
+    name whose ``owns`` recognises it, else ``None`` (the answer contract scores it and the report
+    adds nothing of a benchmark's own)."""
+    if question.benchmark is not None:
+        return benchmark_named(question.benchmark)
+    named = benchmark_of(dataset) if dataset else None
+    if named is not None:
+        return named
+    return recognise(question)
+
+
+def benchmark_names(questions: Iterable[Question]) -> list[str]:
+    """The benchmarks ``questions`` record, in order of first appearance."""
+    return list(dict.fromkeys(q.benchmark for q in questions if q.benchmark is not None))
+
+
+def check_registered(questions: Iterable[Question], *, hint: str = "") -> None:
+    """Raise :class:`UnregisteredBenchmark` for the first benchmark ``questions`` record that
+    is not registered (``hint``: which plugin registers it, see :func:`benchmark_named`)."""
+    for name in benchmark_names(questions):
+        benchmark_named(name, hint=hint)
+
+
+def budget_of(questions: Iterable[Question]) -> int:
+    """The step budget of a saved question set: its benchmark's when every question records the
+    same one, else :data:`DEFAULT_BUDGET`."""
+    names = {q.benchmark for q in questions}
+    if len(names) == 1 and None not in names:
+        return benchmark_named(str(names.pop())).budget
+    return DEFAULT_BUDGET
 
 
 def rule_sets() -> dict[str, RuleSets]:

@@ -8,7 +8,9 @@ executed (concurrency, backend, timeouts, the server address) may differ between
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from eviseek.errors import ConfigError
-from eviseek.eval.benchmark import DEFAULT_BUDGET, benchmark_of
+from eviseek.eval.benchmark import DEFAULT_BUDGET, benchmark_of, budget_of, record_benchmarks
+from eviseek.types.question_file import QUESTIONS_FILE
 from eviseek.types.rundir import RunDir
 
 PAPER_SEED = 20261012
@@ -47,6 +50,16 @@ class RunConfig(BaseModel):
     seed: int = 0
     questions_sha256: str | None = None
     """Hash of ``questions.jsonl``; a dataset whose contents changed cannot resume a run."""
+    benchmark: str | None = None
+    """The registered benchmark of the run's questions (``None``: they belong to none, or to
+    several, and each question records its own). ``score``, ``report`` and ``replay`` look it up
+    by this name; runs saved before it was recorded have none and are recognised once."""
+    plugin_sha256: dict[str, str] = Field(default_factory=dict)
+    """SHA-256 of each plugin file as the run was prepared, keyed as :attr:`plugins` records it
+    in ``run.json`` (a path relative to the run directory)."""
+    replaced: list[str] = Field(default_factory=list)
+    """Registrations the plugins replaced with ``replace=True`` (a built-in benchmark, env,
+    provider or agent), one line each: results made with them are not the built-in's."""
 
     # Execution settings: they may change between sessions of the same run.
     concurrency: int = 8
@@ -58,7 +71,9 @@ class RunConfig(BaseModel):
     api_key_env: str | None = None
     """The *name* of the environment variable holding the API key (the key is never saved)."""
     plugins: list[str] = Field(default_factory=list)
-    """Modules or ``.py`` files imported before the run (they may register envs, agents, models)."""
+    """Modules or ``.py`` files imported before the run (they may register envs, agents, models,
+    benchmarks). In memory a file is an absolute path; ``run.json`` records it relative to the
+    run directory (:func:`save_config`), so a run folder moved with its plugin still finds it."""
     ray_address: str | None = None
     ray_actor_resources: dict[str, float] = Field(default_factory=dict)
     """Extra Ray resources each episode actor needs besides one CPU (``{"GPU": 1}``, or a custom
@@ -144,10 +159,21 @@ class RunConfig(BaseModel):
 
 def default_budget(dataset: str) -> int:
     """The step budget a dataset is run with unless one is given: its benchmark's
-    (:mod:`eviseek.eval.benchmark`: 120 for ``house:...`` and ``express:...``, 30 for the others),
-    and 30 for a question file or directory."""
+    (:mod:`eviseek.eval.benchmark`: 120 for ``house:...`` and ``express:...``, 30 for the others).
+    A question file or directory takes the budget of the benchmark its questions record (a
+    ``house generate`` file: 120; a plugin benchmark's file: the plugin's), and 30 when they
+    record none or several."""
     benchmark = benchmark_of(dataset)
-    return benchmark.budget if benchmark is not None else DEFAULT_BUDGET
+    if benchmark is not None:
+        return benchmark.budget
+    path = Path(dataset).expanduser()
+    if path.is_file() or (path / QUESTIONS_FILE).is_file():
+        from eviseek.types.question_file import read_questions
+
+        questions = read_questions(path)
+        record_benchmarks(questions)
+        return budget_of(questions)
+    return DEFAULT_BUDGET
 
 
 RESULT_SETTINGS: tuple[str, ...] = (
@@ -235,14 +261,49 @@ def resume_config(saved: RunConfig, *, plugins: list[str] | None = None, **setti
 
 
 def save_config(config: RunConfig, run_dir: str | Path) -> Path:
-    """Write ``run.json`` atomically (temporary file, fsync, rename)."""
-    return RunDir(run_dir).write_config(config.model_dump_json(indent=2))
+    """Write ``run.json`` atomically (temporary file, fsync, rename), its plugin files recorded
+    relative to the run directory with their SHA-256 (see :func:`plugin_records`)."""
+    plugins, hashes = plugin_records(config.plugins, run_dir)
+    saved = config.model_copy(update={"plugins": plugins, "plugin_sha256": hashes})
+    return RunDir(run_dir).write_config(saved.model_dump_json(indent=2))
+
+
+def plugin_records(plugins: list[str], run_dir: str | Path) -> tuple[list[str], dict[str, str]]:
+    """``plugins`` as ``run.json`` records them: a module name as it is, a ``.py`` file as a path
+    relative to the run directory, and the SHA-256 of each file that exists."""
+    base = Path(run_dir).resolve()
+    names: list[str] = []
+    hashes: dict[str, str] = {}
+    for plugin in plugins:
+        if not plugin.endswith(".py"):
+            names.append(plugin)
+            continue
+        path = Path(plugin).resolve()
+        name = os.path.relpath(path, base)
+        names.append(name)
+        if path.is_file():
+            hashes[name] = file_sha256(path)
+    return names, hashes
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def resolve_plugins(plugins: list[str], run_dir: str | Path) -> list[str]:
+    """A run's recorded plugins made importable: relative ``.py`` paths joined to the run
+    directory (absolute ones, as runs saved before relative records hold, stay as they are)."""
+    base = Path(run_dir).resolve()
+    return [str(base / p) if p.endswith(".py") and not os.path.isabs(p) else p for p in plugins]
 
 
 def load_config(run_dir: str | Path) -> RunConfig:
-    """Read ``run.json`` from a run directory, with a clear error when it is missing or damaged."""
+    """Read ``run.json`` from a run directory, with a clear error when it is missing or damaged.
+    Plugin files come back as absolute paths (:func:`resolve_plugins`)."""
     run = RunDir(run_dir).require()
     try:
-        return RunConfig.model_validate(run.read_config())
+        config = RunConfig.model_validate(run.read_config())
     except ValueError as exc:
         raise ConfigError(f"{run.run_file} is not a valid run configuration: {exc}") from exc
+    return config.model_copy(update={"plugins": resolve_plugins(config.plugins, run_dir)})

@@ -10,6 +10,11 @@ A spec is one of:
 * AutoTool's benchmarks, ``vstar:PATH``, ``hrbench4k:PATH``, ``refcoco:PATH``, ``mathvista:PATH``,
   ``synthetic:N``... (see :mod:`eviseek.eval.benchmarks.autotool`).
 
+Every question loaded records its benchmark (:attr:`~eviseek.types.Question.benchmark`): a
+``name:split`` spec's, or the one a saved file records (recognised by content, with a logged
+note, for files saved before the records). A question whose benchmark is not registered stops
+the load with one line asking for the plugin that registers it.
+
 Image paths inside question records are relative to the file's directory; they are made
 absolute on load so the questions work from anywhere. Question files are read, written and
 digested by :mod:`eviseek.types.question_file` (re-exported here), the one module for them.
@@ -17,10 +22,11 @@ digested by :mod:`eviseek.types.question_file` (re-exported here), the one modul
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from eviseek.errors import ConfigError
-from eviseek.eval.benchmark import Loader, benchmarks, register_benchmark
+from eviseek.eval.benchmark import Loader, benchmarks, check_registered, record_benchmarks, register_benchmark
 from eviseek.types import Question
 from eviseek.types.question_file import (
     QUESTIONS_FILE,
@@ -42,6 +48,7 @@ __all__ = [
 ]
 
 SplitLoader = Loader
+logger = logging.getLogger(__name__)
 
 
 def register_dataset(name: str, loader: SplitLoader) -> None:
@@ -75,6 +82,8 @@ def load_dataset(spec: str) -> list[Question]:
         for q in questions:  # a loader may leave the environment to its registration
             if q.env_id is None and benchmark.env_id is not None:
                 q.env_id = benchmark.env_id
+            if q.benchmark is None:  # recorded, so every later reader looks it up by name
+                q.benchmark = benchmark.name
     else:
         raise ConfigError(
             f"dataset {spec!r} is neither an existing file or directory nor a name:split spec "
@@ -83,6 +92,10 @@ def load_dataset(spec: str) -> list[Question]:
     if not questions:
         raise ConfigError(f"dataset {spec!r} holds no questions")
     check_unique_ids(questions, spec)
+    note = record_benchmarks(questions)  # questions saved before benchmarks were recorded
+    if note:
+        logger.warning("%s: %s", spec, note)
+    check_registered(questions, hint=f"pass --plugin with the module or .py file that registers it ({spec})")
     return questions
 
 

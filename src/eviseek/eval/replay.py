@@ -28,7 +28,7 @@ from typing import Any
 
 from eviseek.agents.eviseek.config import Memory
 from eviseek.errors import ConfigError
-from eviseek.eval.rundir import load_run
+from eviseek.eval.rundir import RunData, load_run
 from eviseek.eval.scoring import score_trajectory
 from eviseek.eval.store import ResultsStore
 from eviseek.models.base import Model
@@ -67,6 +67,19 @@ def _settings(source: Path, model: Model, agent: str, variants: Sequence[str]) -
     }
 
 
+def _benchmark_record(run: RunData, out: Path) -> dict[str, Any]:
+    """The source run's benchmark and plugins, as the replay's ``run.json`` records them."""
+    from eviseek.eval.benchmark import benchmark_names
+    from eviseek.eval.config import plugin_records, resolve_plugins
+
+    names = benchmark_names(run.questions)
+    whole = len(names) == 1 and all(q.benchmark is not None for q in run.questions)
+    raw = run.config.get("plugins")
+    recorded = [str(p) for p in raw] if isinstance(raw, list) else []
+    plugins, hashes = plugin_records(resolve_plugins(recorded, run.path), out)
+    return {"benchmark": names[0] if whole else None, "plugins": plugins, "plugin_sha256": hashes}
+
+
 def _prepare(out: Path, settings: dict[str, Any], questions: list[Question]) -> None:
     run = RunDir(out)
     if run.exists():
@@ -91,8 +104,11 @@ async def replay_run(
     *,
     agent: str = "eviseek",
     concurrency: int = 4,
+    plugins: Sequence[str] = (),
 ) -> list[EpisodeResult]:
     """Replay every recorded ``agent`` episode of ``run_dir`` into ``out_dir`` (resumable).
+    ``plugins`` are imported before the run's own (a run's plugin benchmark that moved); the
+    replay records the run's benchmark and plugins, so it is scored and reported as the run.
 
     Returns the results written by this call (finished ones from an earlier call are skipped).
     """
@@ -101,14 +117,14 @@ async def replay_run(
     source, out = Path(run_dir), Path(out_dir)
     if source.resolve() == out.resolve():
         raise ConfigError("--out must be a new folder, not the run being replayed")
-    run = load_run(source)
+    run = load_run(source, plugins=plugins)
     episodes = {qid: path for (a, qid), path in run.episode_dirs.items() if a == agent}
     if not episodes:
         raise ConfigError(
             f"{source} has no recorded {agent!r} episodes to replay (agents there: {', '.join(run.agents)})"
         )
     questions = list(run.questions)
-    _prepare(out, _settings(source, model, agent, variants), questions)
+    _prepare(out, _settings(source, model, agent, variants) | _benchmark_record(run, out), questions)
     written: list[EpisodeResult] = []
     gate = asyncio.Semaphore(concurrency)
     with ResultsStore(out) as store:

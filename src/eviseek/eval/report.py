@@ -242,15 +242,17 @@ def build_report(
     confidence: float = 0.95,
     episodes: bool = True,
     compare: str | None = None,
+    plugins: Sequence[str] = (),
 ) -> ReportFiles:
-    """Load the runs, compute every table and write the report files (see the module docstring)."""
+    """Load the runs, compute every table and write the report files (see the module docstring).
+    ``plugins`` are imported before each run's own (a run's plugin that moved)."""
     if not run_dirs:
         raise ValueError("give at least one run directory")
     resolved = [Path(p).resolve() for p in run_dirs]
     if len(set(resolved)) != len(resolved):
         raise ValueError("the same run directory was given twice")
     out = Path(out_dir) if out_dir is not None else default_out_dir(run_dirs)
-    runs = [load_run(p) for p in run_dirs]
+    runs = [load_run(p, plugins=plugins) for p in run_dirs]
     data, systems = compute_report(
         runs, n_resamples=n_resamples, seed=seed, confidence=confidence, compare=compare
     )

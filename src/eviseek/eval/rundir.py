@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -263,20 +264,20 @@ def _per_agent(
     return results, sources
 
 
-def load_run(run_dir: str | Path, *, label: str = "") -> RunData:
-    """Load everything the report needs from one run directory."""
+def load_run(run_dir: str | Path, *, label: str = "", plugins: Sequence[str] = ()) -> RunData:
+    """Load everything the report needs from one run directory (``plugins``: imported before the
+    run's own, see :func:`eviseek.eval.run_benchmarks.open_benchmarks`)."""
     run = Path(run_dir)
     if not run.is_dir():
         raise FileNotFoundError(f"run directory {run} does not exist")
     config = RunDir(run).read_config()
     warnings: list[str] = []
-    plugins = config.get("plugins")
-    if isinstance(plugins, list) and plugins:  # a plugin benchmark's scorer, taxonomy, sections
-        from eviseek.eval.envpool import import_run_plugins
-
-        warnings += import_run_plugins([str(p) for p in plugins])
     results_list, dirs = _finished_results(run, warnings)
     questions = _questions_or_stand_ins(run, results_list, warnings)
+    from eviseek.eval.run_benchmarks import open_benchmarks
+
+    # A plugin benchmark's scorer, taxonomy and sections: looked up by the recorded name.
+    warnings += open_benchmarks(run, config, questions, plugins=plugins)
     by_id = {q.id: q for q in questions}
     listed = [str(a) for a in config.get("agents", []) if isinstance(a, str)]
     agents = list(dict.fromkeys(listed + [r.agent for r in results_list]))

@@ -67,6 +67,7 @@ __all__ = [
     "LocalExecutor",
     "build_agent",
     "build_agents",
+    "check_settings",
     "episode_seed",
     "evaluate",
     "is_fatal",
@@ -131,15 +132,59 @@ def select_questions(config: RunConfig, questions: Sequence[Question] | None) ->
     return qs
 
 
+def check_settings(config: RunConfig, *, model: bool = True, agents: bool = True) -> None:
+    """Check the provider settings (``model``) and the agent specs and settings (``agents``) of
+    ``config`` without building a model or touching the run directory, so that a bad value stops
+    the run before its folder exists (and the corrected command then starts it afresh).
+
+    A bad value raises :class:`~eviseek.errors.SettingError` (the command line exits 2); a key
+    variable that is not set stays a :class:`ConfigError` (a missing resource)."""
+    from eviseek.errors import SettingError
+    from eviseek.models.registry import provider_kwargs, provider_of, resolve_model_id
+
+    if model:
+        try:
+            provider = provider_of(config.model)
+        except ConfigError as exc:
+            raise SettingError(str(exc)) from None
+        kwargs = provider_kwargs(
+            config.model, base_url=config.base_url, api_key_env=config.api_key_env, extra=config.model_args
+        )
+        try:
+            provider.parse_settings(resolve_model_id(config.model).split("/", 1)[1], kwargs)
+        except ConfigError as exc:
+            raise SettingError(str(exc)) from None
+        except ValueError as exc:  # a plugin's settings model raised pydantic's own error
+            raise SettingError(f"--model-arg for {config.model}: {exc}") from None
+    if agents:
+        try:
+            build_agents(config)
+        except ConfigError as exc:
+            raise SettingError(str(exc)) from None
+
+
 def prepare_run_dir(run_dir: Path, config: RunConfig, questions: list[Question]) -> RunConfig:
     """Create the run directory, or check that ``config`` may resume the run it holds."""
     from eviseek import __version__
+    from eviseek._registration import replacements
+    from eviseek.eval.benchmark import benchmark_names
 
+    names = benchmark_names(questions)
+    whole = len(names) == 1 and all(q.benchmark is not None for q in questions)
     config = config.model_copy(
-        update={"questions_sha256": questions_digest(questions), "eviseek_version": __version__}
+        update={
+            "questions_sha256": questions_digest(questions),
+            "eviseek_version": __version__,
+            "benchmark": names[0] if whole else None,
+            "replaced": replacements(),
+        }
     )
     if RunDir(run_dir).exists():
         saved = load_config(run_dir)
+        if saved.questions_sha256 not in (None, config.questions_sha256) and saved.questions_sha256 == (
+            questions_digest(questions, legacy=True)
+        ):  # a run saved before questions recorded their benchmark: the same questions
+            config = config.model_copy(update={"questions_sha256": saved.questions_sha256})
         check_resumable(saved, config, run_dir)
         config = config.model_copy(update={"created_at": saved.created_at})
     else:
@@ -193,6 +238,7 @@ async def evaluate(
     run_dir = Path(run_dir)
     import_plugins(config.plugins)
     qs = select_questions(config, questions)
+    check_settings(config, model=model is None, agents=agents is None)  # before any folder is made
     with run_lock(run_dir):
         config = prepare_run_dir(run_dir, config, qs)
         with ResultsStore(run_dir) as store:

@@ -206,9 +206,12 @@ class RescoredRun(BaseModel):
     rules: dict[str, int] = Field(default_factory=dict)
     """Questions per scoring rule set in force (``esibench:paper``, ``esibench:official``,
     ``contract``...)."""
+    notes: list[str] = Field(default_factory=list)
+    """What the reader should know about the run's benchmark: a plugin not imported or changed
+    since, questions recognised by content (a run saved before benchmark records)."""
 
 
-def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun:
+def rescore_run(run_dir: str | Path, *, rules: str | None = None, plugins: Sequence[str] = ()) -> RescoredRun:
     """Re-score every finished episode of ``run_dir`` from ``trajectory.json`` + ``questions.jsonl``.
 
     Nothing is re-run and nothing is written; the store is opened read-only, so a run on
@@ -218,7 +221,8 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun
 
     ``rules`` (``esibench:paper`` or ``esibench:official``; any rule set a benchmark registers,
     :class:`~eviseek.eval.benchmark.RuleSets`) scores that benchmark's questions by it instead of
-    the one they were loaded with; other questions are unaffected.
+    the one they were loaded with; other questions are unaffected. ``plugins`` are imported
+    before the run's own (``eviseek score --plugin``: a run's plugin that moved).
     """
     from eviseek.eval.config import load_config
     from eviseek.eval.recover import all_saved_results
@@ -231,12 +235,14 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun
     qfile = run.questions_file
     if not qfile.exists():
         raise ConfigError(f"{run_dir} is not a run directory: {QUESTIONS_FILE} is missing")
-    from eviseek.eval.envpool import import_run_plugins
+    from eviseek.eval.run_benchmarks import open_benchmarks
 
     config = load_config(run_dir)
     agents, dataset = config.agents, config.dataset
-    import_run_plugins(config.plugins)  # a plugin benchmark scores its own questions
     questions = read_questions_by_id(qfile)
+    # The run's plugins imported and its benchmark looked up by name: a plugin benchmark that is
+    # not registered stops here (one line naming the plugin), never scored by other rules.
+    notes = open_benchmarks(run_dir, run.read_config(), list(questions.values()), plugins=plugins)
     if rules is not None:
         _choose_rules(questions.values(), rules, dataset)
     stored: list[EpisodeResult] = []
@@ -279,6 +285,7 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None) -> RescoredRun
         unstored=[f"{r.agent}/{r.question_id}" for r in unstored],
         store=state,
         rules=rules_count(questions.values(), dataset),
+        notes=notes,
     )
 
 

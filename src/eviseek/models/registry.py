@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from eviseek._registration import Origin, Origins, caller_origin
 from eviseek.errors import ConfigError
 from eviseek.models.base import Model
 from eviseek.models.openai_settings import OpenAISettings
@@ -59,6 +60,7 @@ class Provider:
 
 
 _PROVIDERS: dict[str, Provider] = {}
+_ORIGINS = Origins("model provider")
 
 
 def register_provider(
@@ -68,15 +70,23 @@ def register_provider(
     *,
     remote: bool = False,
     settings: type[BaseModel] | None = None,
+    replace: bool = False,
 ) -> Provider:
     """Register a provider. ``loader`` returns the factory lazily so heavy imports wait.
 
     ``description`` is the one line ``eviseek models list`` prints for it; ``remote`` and
-    ``settings`` say what it is (see :class:`Provider`).
+    ``settings`` say what it is (see :class:`Provider`). Registering a name again from another
+    module raises :class:`ConfigError` unless ``replace=True`` (the run records the replacement).
     """
     provider = Provider(name, loader, description, remote=remote, settings=settings)
+    _ORIGINS.claim(name, caller_origin(), replace=replace, exists=name in _PROVIDERS)
     _PROVIDERS[name] = provider
     return provider
+
+
+def provider_origin(name: str) -> Origin | None:
+    """The module that registered provider ``name`` (``None``: not registered)."""
+    return _ORIGINS.of(name)
 
 
 def provider_descriptions() -> dict[str, str]:

@@ -54,3 +54,9 @@ class Question(BaseModel):
     scene: dict[str, Any] = Field(default_factory=dict)
     """Everything the environment needs to rebuild the scene for this question."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    benchmark: str | None = None
+    """The registered benchmark the question belongs to (``house``, ``esibench``, a plugin's
+    name), recorded when its benchmark loads it; ``None`` for a question of no benchmark (a
+    hand-written file), which its answer contract scores. Every later reader (``eviseek
+    score``, ``report``, ``replay``, ``eval`` of a saved file) looks the benchmark up by this
+    name instead of recognising it again."""

@@ -99,11 +99,19 @@ def _portable(question: Question, image_dir: str) -> Question:
     return copy
 
 
-def _lines(questions: Sequence[Question], image_dir: str | None) -> Iterator[tuple[Question, str]]:
-    # One record at a time: a record's pixels are dropped once its line is written.
+_NO_BENCHMARK = {"benchmark"}
+
+
+def _lines(
+    questions: Sequence[Question], image_dir: str | None, *, legacy: bool = False
+) -> Iterator[tuple[Question, str]]:
+    # One record at a time: a record's pixels are dropped once its line is written. A question
+    # of no benchmark is written without the key, as every question was before the records
+    # (``legacy``: every question so), so such files stay byte for byte what they were.
     for q in questions:
         record = q if image_dir is None else _portable(q, image_dir)
-        yield record, record.model_dump_json() + "\n"
+        drop = _NO_BENCHMARK if legacy or record.benchmark is None else None
+        yield record, record.model_dump_json(exclude=drop) + "\n"
 
 
 def write_questions(
@@ -130,13 +138,16 @@ def write_questions(
     return digest.hexdigest()
 
 
-def questions_digest(questions: Sequence[Question], *, image_dir: str | None = RUN_IMAGE_DIR) -> str:
+def questions_digest(
+    questions: Sequence[Question], *, image_dir: str | None = RUN_IMAGE_DIR, legacy: bool = False
+) -> str:
     """The SHA-256 of the file :func:`write_questions` writes for ``questions``, without writing.
 
     This is what a run's ``questions_sha256`` records: equal digests mean the same questions,
-    images included (their file names are their content hashes).
+    images included (their file names are their content hashes). ``legacy`` digests them as
+    files were written before questions recorded their benchmark (so such a run still resumes).
     """
     digest = hashlib.sha256()
-    for _, line in _lines(questions, image_dir):
+    for _, line in _lines(questions, image_dir, legacy=legacy):
         digest.update(line.encode("utf-8"))
     return digest.hexdigest()
