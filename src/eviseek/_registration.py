@@ -31,7 +31,7 @@ _PASS_THROUGH = frozenset(
         "eviseek.eval.datasets",  # register_dataset forwards to register_benchmark
     }
 )
-"""Modules whose frames are the registries' own: the origin is the first frame outside them."""
+"""Modules whose functions are the registries' own: the origin is the first frame outside them."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,13 @@ class Origin:
 def caller_origin() -> Origin:
     """The origin of the registration being made: the first calling frame outside the registries."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") in _PASS_THROUGH:
+    # A registry's own functions pass the call through; its module body (the built-in
+    # providers registered where the registry is defined) is an origin like any other.
+    while (
+        frame is not None
+        and frame.f_globals.get("__name__") in _PASS_THROUGH
+        and frame.f_code.co_name != "<module>"
+    ):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return Origin("unknown")

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from eviseek.answers import AnswerScore
-from eviseek.eval.benchmark import _REGISTRY, benchmark_for, benchmark_of, benchmarks, register_benchmark
+from eviseek.errors import ConfigError
+from eviseek.eval.benchmark import (
+    _REGISTRY,
+    UnregisteredBenchmark,
+    benchmark_for,
+    benchmark_of,
+    benchmarks,
+    record_benchmarks,
+    register_benchmark,
+)
 from eviseek.eval.config import default_budget, new_run_config
 from eviseek.eval.datasets import load_dataset
 from eviseek.eval.scoring import rules_count, score_trajectory
 from eviseek.types import AnswerContract, EpisodeResult, Question, Trajectory
+from eviseek.types.question_file import read_questions, write_questions
 
 
 def test_builtin_benchmarks_declare_env_and_budget() -> None:
@@ -116,3 +128,77 @@ def test_reasonseg_is_a_dataset_spec() -> None:
 
     assert set(KINDS) <= benchmarks().keys()
     assert benchmarks()["reasonseg"].env_id == "eviseek/ImageZoom-v0"
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 36, finding 2: a saved question keeps its benchmark, and with it its budget and rules.
+
+
+def test_a_generated_house_file_runs_at_the_house_budget(tmp_path: Path) -> None:
+    """``eviseek house generate`` then ``eval --dataset DIR/questions.jsonl``: 120 steps, not 30."""
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+
+    res = CliRunner().invoke(app, ["house", "generate", "--out", str(tmp_path), "-n", "1", "-k", "counting"])
+    assert res.exit_code == 0, res.output
+    questions = read_questions(tmp_path / "questions.jsonl")
+    assert {q.benchmark for q in questions} == {"house"}
+    for spec in (str(tmp_path / "questions.jsonl"), str(tmp_path)):
+        assert default_budget(spec) == 120
+        assert new_run_config(agents=["blind"], model="scripted/x", dataset=spec).budget == 120
+
+
+def test_a_plugin_benchmarks_question_file_runs_at_its_declared_budget(tmp_path: Path) -> None:
+    register_benchmark("tenbench", lambda arg: [_yes_no(f"t{i}") for i in range(int(arg))], budget=10)
+    try:
+        write_questions(tmp_path, load_dataset("tenbench:2"))
+        assert {q.benchmark for q in read_questions(tmp_path / "questions.jsonl")} == {"tenbench"}
+        assert default_budget(str(tmp_path / "questions.jsonl")) == 10
+        assert [q.benchmark for q in load_dataset(str(tmp_path))] == ["tenbench", "tenbench"]
+    finally:
+        del _REGISTRY["tenbench"]
+    # Its plugin not loaded, the file is refused with the flag to pass, not run as another's.
+    with pytest.raises(UnregisteredBenchmark, match=r"'tenbench' is not registered.*--plugin"):
+        load_dataset(str(tmp_path))
+
+
+def test_a_recorded_benchmark_wins_over_what_its_content_looks_like() -> None:
+    q = _yes_no("q")
+    q.env_id = "eviseek/Tabletop-v0"  # the tabletop's owns accepts it ...
+    assert benchmark_for(q) is benchmarks()["tabletop"]
+    q.benchmark = "house"  # ... but it records the house: looked up by name, nothing guessed
+    assert benchmark_for(q) is benchmarks()["house"]
+    assert benchmark_for(q, "tabletop:dev") is benchmarks()["house"]
+
+
+def test_questions_saved_before_the_records_are_assigned_once_with_a_note() -> None:
+    old = _yes_no("q", rules="esibench")
+    plain = _yes_no("p")
+    note = record_benchmarks([old, plain])
+    assert (old.benchmark, plain.benchmark) == ("esibench", None)
+    assert note is not None and "1 question(s) as esibench by their content" in note
+    assert record_benchmarks([old]) is None  # recorded now: nothing is recognised again
+
+
+def test_a_plugin_cannot_silently_replace_a_builtin_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
+    import eviseek._registration as registration
+    from eviseek.eval import benchmark as module
+
+    monkeypatch.setattr(registration, "_REPLACED", [])
+    house, origin = _REGISTRY["house"], module._ORIGINS.of("house")
+    try:
+        with pytest.raises(ConfigError, match=r"benchmark 'house' is already registered by eviseek\.eval"):
+            register_benchmark("house", lambda arg: [], budget=30)
+        assert benchmarks()["house"] is house
+        register_benchmark("house", lambda arg: [], budget=30, replace=True)
+        assert benchmarks()["house"].budget == 30
+        here = f"{__name__} ({Path(__file__).resolve()})"
+        assert registration.replacements() == [
+            f"benchmark house: eviseek.eval.benchmarks.house replaced by {here}"
+        ]
+        register_benchmark("house", lambda arg: [], budget=31)  # the same module again: its own entry
+    finally:
+        _REGISTRY["house"] = house
+        assert origin is not None
+        module._ORIGINS._origins["house"] = origin

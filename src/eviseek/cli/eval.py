@@ -234,6 +234,9 @@ def execute_run(
         from eviseek.eval.envpool import import_plugins
 
         import_plugins(config.plugins)  # a plugin may register the model's provider
+        from eviseek.eval.runner import check_settings
+
+        check_settings(config)  # a bad provider, setting or agent: exit 2 before the run folder exists
         # Same checks as `eviseek models check` (the key variable must exist); never printed.
         model_kwargs(config.model, config.base_url, config.api_key_env, None)
         if config.env_url:

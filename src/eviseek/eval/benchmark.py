@@ -266,26 +266,29 @@ def recognise(question: Question) -> Benchmark | None:
 def record_benchmarks(questions: Iterable[Question], dataset: str | None = None) -> str | None:
     """Fill in :attr:`Question.benchmark` where a question records none: the benchmark
     ``dataset`` names, else (a question saved before the records) the one whose ``owns``
-    recognises it. Returns a one-line note when any was recognised that way, else ``None``.
+    recognises it. Returns a one-line note when any was assigned, else ``None``.
 
     Questions that record a benchmark keep it: nothing is recognised again for them."""
     named = benchmark_of(dataset) if dataset else None
-    recognised: dict[str, int] = {}
+    by_spec: dict[str, int] = {}
+    by_content: dict[str, int] = {}
     for q in questions:
         if q.benchmark is not None:
             continue
-        if named is not None:
-            q.benchmark = named.name
-            continue
-        found = recognise(q)
+        found = named if named is not None else recognise(q)
         if found is not None:
             q.benchmark = found.name
-            recognised[found.name] = recognised.get(found.name, 0) + 1
-    if not recognised:
+            tally = by_spec if named is not None else by_content
+            tally[found.name] = tally.get(found.name, 0) + 1
+    how = [
+        f"{', '.join(f'{n} question(s) as {name}' for name, n in sorted(counts.items()))} {why}"
+        for counts, why in ((by_spec, "by the dataset spec"), (by_content, "by their content"))
+        if counts
+    ]
+    if not how:
         return None
-    which = ", ".join(f"{n} question(s) as {name}" for name, n in sorted(recognised.items()))
     return (
-        f"questions saved without a benchmark record were recognised by their content ({which}); "
+        f"questions saved without a benchmark record were assigned one ({'; '.join(how)}); "
         "questions saved from now on record their benchmark"
     )
 
