@@ -172,6 +172,12 @@ def score(
             print_express(rows)
         in_force = ", ".join(f"{name} ({n} question(s))" for name, n in sorted(rescored.rules.items()))
         typer.echo(f"scoring rules: {in_force}")
+    print_notes(rescored, run_dir)
+
+
+def print_notes(rescored: Any, run_dir: Path) -> None:
+    """The notes of a re-scored run on stderr: its benchmark's (a plugin not imported or changed,
+    questions recognised by content), rows read from trajectories, changed verdicts, missing files."""
     for note in rescored.notes:
         typer.echo(f"note: {note}", err=True)
     if rescored.unstored:
