@@ -36,6 +36,12 @@ _SUBCOMMANDS: list[tuple[str, str, str, str]] = [
     ("eviseek.cli.tabletop", "app", "tabletop", "Tabletop benchmark: generate, render, support stats."),
     ("eviseek.cli.house", "app", "house", "House benchmark: generate questions with a seed, render views."),
     ("eviseek.cli.models", "app", "models", "Check and inspect model providers."),
+    (
+        "eviseek.cli.benchmarks",
+        "app",
+        "benchmarks",
+        "List the registered benchmarks and where each comes from.",
+    ),
     ("eviseek.cli.env", "app", "env", "Serve an environment over HTTP; check an env server."),
     ("eviseek.cli.esibench", "app", "esibench", "ESI-Bench: question counts, import official results."),
     ("eviseek.cli.autotool", "app", "autotool", "AutoTool: evaluate dual-mode zoom-in models."),
