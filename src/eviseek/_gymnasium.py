@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import sys
 
+from eviseek import env_ids
+
 TYPE_CHECKING = False  # typing itself costs ~5 ms: keep it out of `import eviseek`
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -24,9 +26,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 GYMNASIUM_ENVS: dict[str, str] = {
-    "eviseek/Tabletop-v0": "eviseek.envs.tabletop.gymnasium_env:TabletopGymEnv",
-    "eviseek/ImageZoom-v0": "eviseek.envs.image.gymnasium_env:ImageZoomGymEnv",
-    "eviseek/House-v0": "eviseek.envs.house.gymnasium_env:HouseGymEnv",
+    env_ids.TABLETOP: "eviseek.envs.tabletop.gymnasium_env:TabletopGymEnv",
+    env_ids.IMAGE_ZOOM: "eviseek.envs.image.gymnasium_env:ImageZoomGymEnv",
+    env_ids.HOUSE: "eviseek.envs.house.gymnasium_env:HouseGymEnv",
 }
 """Gymnasium id -> ``module:class`` of its wrapper."""
 

@@ -5,6 +5,7 @@ simulators that render on a GPU (OmniGibson for ESI-Bench, Habitat for EXPRESS-B
 GPU per instance, so the Ray backend places their episode actors on GPU nodes.
 """
 
+from eviseek import env_ids
 from eviseek.envs.base import (
     AsyncEnv,
     Env,
@@ -34,10 +35,10 @@ __all__ = [
     "task_hooks",
 ]
 
-register("eviseek/ImageZoom-v0", "eviseek.envs.image.env:ImageZoomEnv")
-register("eviseek/Tabletop-v0", "eviseek.envs.tabletop.env:TabletopEnv")
-register("eviseek/House-v0", "eviseek.envs.house.env:HouseEnv")
-register("eviseek/ESIBench-v0", "eviseek.envs.esibench.env:ESIBenchEnv", resources={"GPU": 1})
-register("eviseek/Express-v0", "eviseek.envs.express.env:ExpressEnv", resources={"GPU": 1})
+register(env_ids.IMAGE_ZOOM, "eviseek.envs.image.env:ImageZoomEnv")
+register(env_ids.TABLETOP, "eviseek.envs.tabletop.env:TabletopEnv")
+register(env_ids.HOUSE, "eviseek.envs.house.env:HouseEnv")
+register(env_ids.ESIBENCH, "eviseek.envs.esibench.env:ESIBenchEnv", resources={"GPU": 1})
+register(env_ids.EXPRESS, "eviseek.envs.express.env:ExpressEnv", resources={"GPU": 1})
 # ESI-Bench's per-task prompting and stopping (the Single-model agent's ``esibench_hooks``).
 register_task_hooks("esibench", "eviseek.envs.esibench.hooks:ESIBenchTaskHooks.for_question")

@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from eviseek import env_ids
 from eviseek.envs.base import question_from_options
 from eviseek.envs.esibench.checkout import import_pipeline
 from eviseek.envs.esibench.simulator import ESIBenchSimulator
@@ -33,7 +34,7 @@ from eviseek.envs.esibench.task_text import TaskAction, TaskText, task_text_of
 from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Pose, StepResult
 
-ENV_ID = "eviseek/ESIBench-v0"
+ENV_ID = env_ids.ESIBENCH
 
 CAMERA_MOVES = {
     "move_forward": "move 0.25 m forward (horizontal)",

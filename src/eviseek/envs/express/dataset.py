@@ -18,10 +18,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eviseek import env_ids
 from eviseek.errors import ConfigError
 from eviseek.types import AnswerContract, Question
 
-ENV_ID = "eviseek/Express-v0"
+ENV_ID = env_ids.EXPRESS
 FAMILY = "EXPRESS-Bench"
 REQUIRED = (
     "question",

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from eviseek import env_ids
 from eviseek.envs.house.catalogue import COLORS, SMALL_OBJECTS
 from eviseek.envs.house.grid import OccupancyGrid
 from eviseek.envs.house.layout import generate_house, place_object, surfaces
@@ -33,7 +34,7 @@ from eviseek.envs.house.spec import HouseSpec, ItemSpec
 from eviseek.envs.support import AnyOf, ViewEvidence
 from eviseek.types import AnswerContract, Pose, Question
 
-ENV_ID = "eviseek/House-v0"
+ENV_ID = env_ids.HOUSE
 GENERATOR_VERSION = 2
 OPEN_FAMILY = "Open EQA"
 MAPPING_FAMILY = "Cognitive Mapping"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from eviseek import env_ids
 from eviseek.envs.base import question_from_options
 from eviseek.envs.image.zoom import ZOOM_TOOL_NAME, ZoomResult, ZoomSettings, fit_within, zoom
 from eviseek.errors import EnvError
@@ -34,7 +35,7 @@ from eviseek.types.image import SHOWN_MAX_PIXELS
 class ImageZoomEnv:
     """A high-resolution image question; zoom-ins return crops of the original pixels."""
 
-    env_id = "eviseek/ImageZoom-v0"
+    env_id = env_ids.IMAGE_ZOOM
 
     def __init__(
         self,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eviseek import env_ids
 from eviseek.envs.base import question_from_options
 from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.envs.simulated import PrivilegedAccessError, SimulatedEnv, SupportOracle
@@ -37,7 +38,7 @@ __all__ = [
     "TabletopOracle",
 ]
 
-ENV_ID = "eviseek/Tabletop-v0"
+ENV_ID = env_ids.TABLETOP
 DEFAULT_MAX_STEPS = TABLETOP_BUDGET
 
 STOP_SPEC = ActionSpec(name="stop", kind="control", description="end the episode (answer from what you have)")

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from eviseek import env_ids
 from eviseek.envs.split_cache import cache_root, cached_questions
 from eviseek.envs.tabletop.families import TaskFamily, World, all_families, get_family
 from eviseek.envs.tabletop.manipulation import Manipulator
@@ -32,7 +33,7 @@ from eviseek.types import Image, Question
 GENERATOR_VERSION = 9
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
-ENV_ID = "eviseek/Tabletop-v0"
+ENV_ID = env_ids.TABLETOP
 MAX_TRIES = 8
 """Drafts drawn per question when resampling scenes whose first view already settles it."""
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from eviseek import env_ids
 from eviseek.answers import AnswerScore
 from eviseek.autotool.datasets import KINDS, DatasetKind, load_benchmark
 from eviseek.autotool.scoring import SCORER
@@ -40,7 +41,7 @@ from eviseek.errors import ConfigError
 from eviseek.eval.benchmark import Loader, register_benchmark
 from eviseek.types import Question, Trajectory
 
-ENV_ID = "eviseek/ImageZoom-v0"
+ENV_ID = env_ids.IMAGE_ZOOM
 KIND_KEY = "autotool_kind"
 """``Question.metadata`` key naming the benchmark kind (``vstar``, ``hrbench``, ``pope``...)."""
 

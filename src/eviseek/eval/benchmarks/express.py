@@ -3,10 +3,11 @@ bridge, reported with EXPRESS-Bench's metrics once the EXPRESS judge has graded 
 
 from __future__ import annotations
 
+from eviseek import env_ids
 from eviseek.eval.benchmark import NAVIGATION_BUDGET, register_benchmark
 from eviseek.types import Question
 
-ENV_ID = "eviseek/Express-v0"
+ENV_ID = env_ids.EXPRESS
 
 
 def load(path: str) -> list[Question]:

@@ -4,11 +4,12 @@ graded a run, EXPRESS-Bench's metrics."""
 
 from __future__ import annotations
 
+from eviseek import env_ids
 from eviseek.eval.benchmark import NAVIGATION_BUDGET, register_benchmark
 from eviseek.types import Question
 from eviseek.types.taxonomy import ESI_TAXONOMY
 
-ENV_ID = "eviseek/House-v0"
+ENV_ID = env_ids.HOUSE
 
 
 def load(split: str) -> list[Question]:

@@ -4,11 +4,12 @@ ESI-Bench's taxonomy."""
 
 from __future__ import annotations
 
+from eviseek import env_ids
 from eviseek.eval.benchmark import TABLETOP_BUDGET, register_benchmark
 from eviseek.types import Question
 from eviseek.types.taxonomy import ESI_TAXONOMY
 
-ENV_ID = "eviseek/Tabletop-v0"
+ENV_ID = env_ids.TABLETOP
 
 
 def load(split: str) -> list[Question]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from eviseek import env_ids
 from eviseek.answers.esibench import PAPER_RULES, RULE_SETS
 from eviseek.errors import ConfigError
 from eviseek.eval.esibench.records import ROW_FIELDS, ESIRecord, decode_field, iter_records, payload_of
@@ -29,7 +30,7 @@ from eviseek.eval.esibench.rules import contract_for, keyed, rule_for
 from eviseek.types import Image, Question
 from eviseek.types.taxonomy import SUBCATEGORIES, subcategory_rank
 
-ENV_ID = "eviseek/ESIBench-v0"
+ENV_ID = env_ids.ESIBENCH
 
 
 class LoadOptions(BaseModel):

@@ -316,6 +316,9 @@ def import_results(
     root = Path(results_root)
     if not root.is_dir():
         raise ConfigError(f"results folder {root} does not exist (give the official --results-root)")
+    questions = [
+        q if q.benchmark else q.model_copy(update={"benchmark": "esibench"}) for q in questions
+    ]  # recorded, as the run is
     by_path = {q.metadata.get("esibench", {}).get("relpath"): q for q in questions}
     by_path.pop("", None)
     by_path.pop(None, None)
@@ -377,6 +380,7 @@ def import_results(
             model=",".join(sorted(models)) or "unknown",
             dataset=f"esibench-results:{root}",
             questions_sha256=digest,
+            benchmark="esibench",
         ),
         temp,
     )

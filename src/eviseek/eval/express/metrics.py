@@ -28,11 +28,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from eviseek import env_ids
 from eviseek.eval.express.judge import ExpressGrade, load_express_grades
 from eviseek.eval.judging import load_questions, run_trajectories
 from eviseek.types import Question, Trajectory
 
-HOUSE_ENV = "eviseek/House-v0"
+HOUSE_ENV = env_ids.HOUSE
 
 
 class EpisodeNav(BaseModel):
