@@ -69,12 +69,15 @@ def test_the_documented_plugin_benchmark_runs_scores_and_reports(tmp_path: Path)
     families = [r["family"] for r in summary["accuracy"] if r["level"] == "family"]
     assert families == ["Enumerative Perception"]
 
-    # Read back from its question file, the run is still the plugin's benchmark (its owns).
+    # Read back from its question file, the run is still the plugin's benchmark (each question
+    # records it), with the plugin's budget and rules.
     again = tmp_path / "again"
     _cli(
         "eval", "--plugin", str(plugin), "--dataset", str(run / "questions.jsonl"), "--agents", "passive",
-        "--model", "reference", "--out", str(again), "--no-progress", "--budget", "12",
+        "--model", "reference", "--out", str(again), "--no-progress",
     )  # fmt: skip
+    redo = json.loads((again / "run.json").read_text(encoding="utf-8"))
+    assert (redo["benchmark"], redo["budget"]) == ("counts", 12)
     assert json.loads(_cli("score", str(again), "--json"))["rules"] == {"within-one": 2}
 
 
