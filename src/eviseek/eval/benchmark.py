@@ -56,6 +56,7 @@ __all__ = [
     "benchmarks",
     "budget_of",
     "check_registered",
+    "declare_report_section",
     "recognise",
     "record_benchmarks",
     "register_benchmark",
@@ -77,7 +78,19 @@ family and subcategory, visual support, cost, paired comparisons):
 
 * ``express``: EXPRESS-Bench's C, C*, E_path and d_T from the EXPRESS judge's grades;
 * ``autotool``: AutoTool's tool-on/tool-off shares, cost per mode and each set's headline metric.
+
+A plugin adds its own with :func:`eviseek.eval.report_sections.register_report_section`.
 """
+
+
+_DECLARED_SECTIONS: list[str] = []
+
+
+def declare_report_section(name: str) -> None:
+    """Make ``name`` a section benchmarks may add (called by
+    :func:`eviseek.eval.report_sections.register_report_section`, which holds its callable)."""
+    if name not in _DECLARED_SECTIONS:
+        _DECLARED_SECTIONS.append(name)
 
 
 class Taxonomy(Protocol):
@@ -139,7 +152,8 @@ class Benchmark:
     taxonomy: Taxonomy | None = None
     """The order of its families and subcategories in reports (``None``: first seen first)."""
     report_sections: tuple[str, ...] = ()
-    """The report sections of :data:`REPORT_SECTIONS` it adds."""
+    """The report sections it adds: built-in (:data:`REPORT_SECTIONS`) or registered by a plugin
+    (:func:`eviseek.eval.report_sections.register_report_section`)."""
     origin: Origin = field(default_factory=lambda: Origin("unknown"))
     """The module that registered it (a built-in module, or a plugin's)."""
 
@@ -185,11 +199,12 @@ def register_benchmark(
     _load_builtins()  # so a plugin's claim on a built-in name meets the built-in, whatever the order
     if budget < 1:
         raise ValueError(f"benchmark {name!r}: budget must be at least 1, got {budget}")
-    unknown = [s for s in report_sections if s not in REPORT_SECTIONS]
+    unknown = [s for s in report_sections if s not in REPORT_SECTIONS and s not in _DECLARED_SECTIONS]
     if unknown:
         raise ValueError(
             f"benchmark {name!r}: unknown report section(s) {', '.join(unknown)}; "
-            f"known: {', '.join(REPORT_SECTIONS)}"
+            f"known: {', '.join([*REPORT_SECTIONS, *_DECLARED_SECTIONS])} (a plugin registers its own "
+            "with eviseek.eval.report_sections.register_report_section before its benchmark)"
         )
     benchmark = Benchmark(
         name,

@@ -49,6 +49,7 @@ from eviseek.eval.report_render import (
     write_csv,
     write_episode_pages,
 )
+from eviseek.eval.report_sections import section_tables, table_record
 from eviseek.eval.rundir import RunData, load_run, systems_of
 from eviseek.eval.scoring import rules_count
 from eviseek.eval.stats import PAPER_SEED
@@ -257,6 +258,14 @@ def build_report(
         runs, n_resamples=n_resamples, seed=seed, confidence=confidence, compare=compare
     )
     tables = build_tables(data, systems)
+    extra: list[tuple[str, list[str]]] = []
+    for section, section_tables_ in section_tables(runs, systems):  # sections plugins registered
+        keys = []
+        for table in section_tables_:
+            keys.append(f"{section.name}/{table.key}")
+            tables[keys[-1]] = table
+        extra.append((section.heading, keys))
+        data.sections[section.name] = [table_record(t) for t in section_tables_]
 
     out.mkdir(parents=True, exist_ok=True)
     hrefs, pages, notes = write_episode_pages(runs, out, episodes)
@@ -265,11 +274,17 @@ def build_report(
     figure_paths = [write_atomic(out / "figures" / f"{name}.png", png) for name, png in figure_bytes.items()]
     rows = csv_rows(runs, systems, hrefs)
     csv_path = write_csv(out / "results.csv", rows)
-    summary = write_atomic(out / "summary.json", data.model_dump_json(indent=1))
-    md = write_atomic(
-        out / "report.md", markdown_report(data, tables, {n: f"figures/{n}.png" for n in figure_bytes})
+    # ``sections`` only when a plugin's section drew any: built-in reports stay as they were.
+    summary = write_atomic(
+        out / "summary.json", data.model_dump_json(indent=1, exclude=None if data.sections else {"sections"})
     )
-    page = html_report(data, tables, figure_bytes, systems, episode_grid(systems, rows), bool(pages))
+    md = write_atomic(
+        out / "report.md",
+        markdown_report(data, tables, {n: f"figures/{n}.png" for n in figure_bytes}, sections=extra),
+    )
+    page = html_report(
+        data, tables, figure_bytes, systems, episode_grid(systems, rows), bool(pages), sections=extra
+    )
     html_path = write_atomic(out / "index.html", page)
     return ReportFiles(
         out_dir=out,

@@ -57,3 +57,6 @@ class ReportData(BaseModel):
     """EXPRESS-Bench's C, C*, E_path and d_T per system (runs with navigation questions only)."""
     autotool: list[AutoToolSection] = Field(default_factory=list)
     """Mode frequency, cost per mode and benchmark metrics per AutoTool system (if any)."""
+    sections: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    """The tables of report sections plugins registered, by section name (written to
+    ``summary.json`` only when there are any)."""

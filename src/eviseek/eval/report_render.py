@@ -172,7 +172,13 @@ def episode_grid(systems: Sequence[SystemResults], csv_rows: list[dict[str, Any]
     return out
 
 
-def markdown_report(data: ReportData, tables: dict[str, Table], figures: dict[str, str]) -> str:
+def markdown_report(
+    data: ReportData,
+    tables: dict[str, Table],
+    figures: dict[str, str],
+    *,
+    sections: Sequence[tuple[str, list[str]]] = (),
+) -> str:
     lines = ["# eviseek evaluation report", ""]
     for w in data.warnings:  # first: a reader must see failures before any number
         lines.append(f"> Note: {w}")
@@ -195,6 +201,7 @@ def markdown_report(data: ReportData, tables: dict[str, Table], figures: dict[st
             "AutoTool modes",
             ["autotool-modes", f"fig:{AUTOTOOL_FIGURE}", "autotool-efficiency", "autotool-benchmarks"],
         ),
+        *[(heading, keys) for heading, keys in sections],  # plugins' sections (report_sections)
         ("Visual support", ["support-decomposition", "fig:support_decomposition", "support-subcategory"]),
         ("Resource use", ["resources", "step-cost"]),
         ("Paired comparisons", ["paired"]),
@@ -226,6 +233,8 @@ def html_report(
     systems: Sequence[SystemResults],
     episode_rows: list[dict[str, Any]],
     pages: bool,
+    *,
+    sections: Sequence[tuple[str, list[str]]] = (),
 ) -> str:
     import jinja2
 
@@ -258,4 +267,5 @@ def html_report(
         systems=[s.label for s in systems],
         episode_rows=episode_rows,
         pages=pages,
+        sections=[(heading, [rendered[k] for k in keys]) for heading, keys in sections],
     )
