@@ -92,9 +92,9 @@ def test_the_documented_scorer_accepts_a_count_one_off(tmp_path: Path) -> None:
     try:
         q = Question(
             id="q", text="How many?", contract=AnswerContract(kind="integer"), ground_truth="4",
-            metadata={"benchmark": "counts"},
+            benchmark="counts",
         )  # fmt: skip
-        bench = benchmark_for(q)  # recognised by its mark, with no dataset spec
+        bench = benchmark_for(q)  # looked up by the name it records, with no dataset spec
         assert bench is not None and bench.name == "counts" and bench.scorer is not None
         traj = Trajectory(episode_id="e", question_id="q", agent="a")
         assert [bench.scorer(traj, q, raw).correct for raw in ("3", "5", "6", None)] == [
