@@ -2,7 +2,7 @@
 refactor left behaviour unchanged.
 
     PYTHONPATH=src .venv/bin/python scripts/behaviour_proof.py record OUT_DIR
-    PYTHONPATH=src .venv/bin/python scripts/behaviour_proof.py compare BEFORE_DIR AFTER_DIR
+    PYTHONPATH=src .venv/bin/python scripts/behaviour_proof.py compare BEFORE_DIR AFTER_DIR [--ignore K1,K2]
 
 ``record`` runs, each small enough for a loaded two-core machine (about two minutes in all):
 
@@ -18,7 +18,9 @@ refactor left behaviour unchanged.
 ``compare`` reads every JSON/JSONL file of both recordings, drops what is a clock or a random id
 (see :data:`VOLATILE`), and reports every file whose remaining content differs, every file only
 one side has, and every differing image (images are compared by content). Exit 1 on any
-difference.
+difference. ``--ignore`` drops more keys, the records a change adds on purpose (e.g.
+``benchmark,plugin_sha256,replaced``, which issue 36 added to ``run.json`` and each question), so
+that what is left shows nothing else changed.
 """
 
 from __future__ import annotations
@@ -233,12 +235,18 @@ def _dump_store(store: Path) -> None:
     (store.parent / STORE_DUMP).write_text(json.dumps(dump, indent=1, default=str))
 
 
+_IGNORED: set[str] = set()
+"""Keys dropped on request (``compare --ignore``): records a change adds on purpose."""
+
+
 def _strip(value: Any) -> Any:
     if isinstance(value, dict):
         return {
             k: _strip(v)
             for k, v in value.items()
-            if k not in VOLATILE and not (k.endswith("_s") and isinstance(v, (int, float)))
+            if k not in VOLATILE
+            and k not in _IGNORED
+            and not (k.endswith("_s") and isinstance(v, (int, float)))
         }
     if isinstance(value, list):
         return [_strip(v) for v in value]
@@ -298,6 +306,9 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "record":
         record(Path(argv[1]))
         return 0
+    if len(argv) == 5 and argv[0] == "compare" and argv[3] == "--ignore":
+        _IGNORED.update(k for k in argv[4].split(",") if k)
+        argv = argv[:3]
     if len(argv) == 3 and argv[0] == "compare":
         return compare(Path(argv[1]), Path(argv[2]))
     print(__doc__)
