@@ -45,16 +45,22 @@ def _recorded(config: dict[str, Any], run_dir: Path) -> tuple[list[str], list[st
     )
 
 
-def _changed_files(recorded: list[str], paths: list[str], hashes: dict[str, str]) -> list[str]:
+def _changed_files(
+    recorded: list[str], paths: list[str], hashes: dict[str, str], given: Sequence[str]
+) -> list[str]:
+    """Notes on plugin files whose bytes differ from the run's record (a file given by the reader
+    stands in for the recorded one of the same name)."""
     from eviseek.eval.config import file_sha256
 
+    stand_ins = {os.path.basename(p): os.path.abspath(p) for p in given if p.endswith(".py")}
+    paths = [stand_ins.get(os.path.basename(p), p) for p in paths]
     notes = []
     for name, path in zip(recorded, paths, strict=True):
         want = hashes.get(name)
         if want is not None and os.path.isfile(path) and file_sha256(path) != want:
             notes.append(
-                f"plugin {name} changed since the run was made (sha256 {want[:12]}... then, "
-                f"{file_sha256(path)[:12]}... now); its registrations are the file's as it is now"
+                f"plugin {name} differs from the file the run was made with (sha256 {want[:12]}... then, "
+                f"{file_sha256(path)[:12]}... in {path}); its registrations are the file's as it is now"
             )
     return notes
 
@@ -91,8 +97,10 @@ def open_benchmarks(
     run = Path(run_dir)
     import_plugins([os.path.abspath(p) if p.endswith(".py") else p for p in plugins])
     recorded, paths, hashes = _recorded(config, run)
-    problems = import_run_plugins(paths)
-    notes = [p for p in problems] + _changed_files(recorded, paths, hashes)
+    # A plugin given by the reader stands in for the recorded one of the same file name.
+    given = {os.path.basename(p) for p in plugins if p.endswith(".py")} | set(plugins)
+    problems = import_run_plugins([p for p in paths if os.path.basename(p) not in given and p not in given])
+    notes = [*problems, *_changed_files(recorded, paths, hashes, plugins)]
     names = benchmark_names(questions)
     saved = config.get("benchmark")
     if isinstance(saved, str) and saved not in names:
