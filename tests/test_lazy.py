@@ -47,3 +47,11 @@ def test_concurrent_first_imports_keep_stdout_and_stderr(attempt: int) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "stdout still reaches the parent\n"
     assert proc.stderr == "stderr too\n"  # and no "pybullet build time" banner
+
+
+def test_a_missing_extra_names_the_install_from_the_checkout() -> None:
+    # No package index serves eviseek, so `pip install eviseek[sim]` could never work.
+    from eviseek.errors import MissingExtraError
+
+    message = str(MissingExtraError("pybullet", "sim", "the tabletop"))
+    assert "pip install -e '.[sim]'" in message and "eviseek[" not in message

@@ -13,7 +13,7 @@ from eviseek.errors import MissingExtraError
 
 
 def require(module: str, extra: str, purpose: str = "") -> ModuleType:
-    """Import ``module`` or raise :class:`MissingExtraError` naming ``pip install eviseek[extra]``."""
+    """Import ``module`` or raise :class:`MissingExtraError` naming the extra to install."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised by tests that hide modules

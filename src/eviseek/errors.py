@@ -31,7 +31,8 @@ class MissingExtraError(EviseekError, ImportError):
         why = f" (needed for {purpose})" if purpose else ""
         super().__init__(
             f"The optional dependency '{package}' is not installed{why}. "
-            f"Install it with: pip install 'eviseek[{extra}]'"
+            # No package index serves eviseek: the install runs from a checkout.
+            f"Install it from the eviseek checkout with: pip install -e '.[{extra}]'"
         )
 
 

@@ -22,6 +22,7 @@ with the other tests.
 from __future__ import annotations
 
 import contextlib
+import re
 import os
 import shlex
 import signal
@@ -162,3 +163,32 @@ def test_python_blocks_of_the_other_pages_run(page: Path, tmp_path: Path) -> Non
             timeout=300,
         )
         assert proc.returncode == 0, f"{page.relative_to(ROOT)}:{block.line}:\n{proc.stderr[-3000:]}"
+
+
+_STATED = re.compile(r"(\d+) of (?:its|this page's) (\d+) command\s+blocks\s+runs?\s+in\s+the\s+test\s+suite")
+_README_STATED = re.compile(
+    r"(\d+) of the (\d+) command\s+blocks\s+of\s+Getting\s+started\s+and\s+the\s+tutorials\s+run\s+in\s+the\s+test\s+suite"
+)
+
+
+def _counts(page: Path) -> tuple[int, int]:
+    found = blocks(page)
+    return sum(b.not_run is None for b in found), len(found)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT / "docs").as_posix())
+def test_each_page_states_how_many_of_its_blocks_run(page: Path) -> None:
+    """A page says how many of its blocks the test runs, and the count is the test's own: a
+    block newly marked ``not run`` (or a new block) fails here until the sentence is updated."""
+    stated = _STATED.findall(page.read_text(encoding="utf-8"))
+    assert len(stated) == 1, f"{page.name}: say once 'N of its M command blocks run in the test suite'"
+    assert tuple(int(x) for x in stated[0]) == _counts(page)
+
+
+def test_the_readme_states_how_many_tutorial_blocks_run() -> None:
+    run = sum(_counts(p)[0] for p in PAGES)
+    total = sum(_counts(p)[1] for p in PAGES)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stated = _README_STATED.findall(readme)
+    assert [tuple(int(x) for x in s) for s in stated] == [(run, total)]
+    assert f"the {total - run} others" in " ".join(readme.split())
