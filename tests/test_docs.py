@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _TREES = ("src", "tests", "docs", "benchmarks", "examples", "scripts")
 
 # Files a run or a command writes, named in prose; they are outputs, not repository files.
@@ -42,6 +42,7 @@ OTHER_PROJECTS = {
     "evaluation.py",  # EXPRESS-Bench's scorer
     "data/express-bench.json",  # EXPRESS-Bench's question file
     "Family/Subcategory/scene/room/file.json",  # ESI-Bench's answer-file layout
+    "src/active_explore/pipeline.py",  # ESI-Bench's runner, named by the bridge to it
 }
 # Paths that would name files kept outside the repository (the project's private notes).
 OUTSIDE = ("REFERENCE.md", "seeds/", "shared/", "DESIGN.md")
@@ -94,3 +95,43 @@ def test_the_check_catches_a_missing_file(tmp_path: Path) -> None:
         "file agents/eviseek/nowhere.py",
         "outside the repo: REFERENCE.md",
     ]
+
+
+# A repository path written out in full, from the root, anywhere in a file's text (docstrings and
+# comments included, backticked or not).
+_ROOTED = re.compile(
+    r"(?<![\w/.-])((?:docs|scripts|benchmarks|examples|tests|src)/[A-Za-z0-9_./-]*[A-Za-z0-9_-]"
+    r"\.(?:md|py|sh|ya?ml|json|jsonl|png|svg|toml))"
+)
+# A component in capitals is a placeholder (docs/results/NAME.json), not a file.
+_PLACEHOLDER = re.compile(r"(?:^|/)[A-Z_]+(?:\.|/|$)")
+SOURCES = [
+    *sorted((ROOT / "src").rglob("*.py")),
+    *sorted((ROOT / "scripts").rglob("*.py")),
+    *sorted((ROOT / "benchmarks").rglob("*.py")),
+    *DOCS,
+    ROOT / "mkdocs.yml",
+]
+
+
+def _missing_rooted(path: Path) -> list[str]:
+    return [
+        m.group(1)
+        for m in _ROOTED.finditer(path.read_text(encoding="utf-8"))
+        if not (ROOT / m.group(1)).exists()
+        and m.group(1) not in OTHER_PROJECTS
+        and not _PLACEHOLDER.search(m.group(1))
+    ]
+
+
+def test_every_repository_path_a_docstring_or_page_names_exists() -> None:
+    """``EnvServer``'s docstring named docs/remote.md, which never existed: a path written from the
+    repository's root, in code or in a page, must be a file of the repository."""
+    bad = {p.relative_to(ROOT).as_posix(): _missing_rooted(p) for p in SOURCES}
+    assert {k: v for k, v in bad.items() if v} == {}
+
+
+def test_the_rooted_path_check_catches_a_missing_page(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text('"""Limits (docs/remote.md lists them); docs/scale.md, docs/results/NAME.json."""\n')
+    assert _missing_rooted(module) == ["docs/remote.md"]

@@ -38,6 +38,7 @@ def test_generate_a_sample_of_a_split(tmp_path: Path) -> None:
     qs = read_questions(out / "questions.jsonl")
     assert len(qs) == 8 and all(q.id.endswith("-s3000-0000") for q in qs)
 
+
 def test_render_of_a_missing_file_says_how_to_make_a_house_set(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["house", "render", str(tmp_path / "nowhere"), "--id", "q"])
     assert res.exit_code == 1, res.output

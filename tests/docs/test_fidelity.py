@@ -56,5 +56,8 @@ def test_no_row_contradicts_the_page_rule() -> None:
 
 
 def test_the_rule_check_catches_the_old_thinking_budget_row() -> None:
-    old = "| Gemini thinking | thinking budget 512 (app. A) | | off unless given | `--model-arg thinking_budget=512` | x |"
+    old = (
+        "| Gemini thinking | thinking budget 512 (app. A) | | off unless given "
+        "| `--model-arg thinking_budget=512` | x |"
+    )
     assert _contradictions([_cells(old)]) == ["Gemini thinking"]

@@ -22,8 +22,8 @@ with the other tests.
 from __future__ import annotations
 
 import contextlib
-import re
 import os
+import re
 import shlex
 import signal
 import socket
@@ -167,7 +167,8 @@ def test_python_blocks_of_the_other_pages_run(page: Path, tmp_path: Path) -> Non
 
 _STATED = re.compile(r"(\d+) of (?:its|this page's) (\d+) command\s+blocks\s+runs?\s+in\s+the\s+test\s+suite")
 _README_STATED = re.compile(
-    r"(\d+) of the (\d+) command\s+blocks\s+of\s+Getting\s+started\s+and\s+the\s+tutorials\s+run\s+in\s+the\s+test\s+suite"
+    r"(\d+) of the (\d+) command\s+blocks\s+of\s+Getting\s+started\s+and\s+the\s+tutorials"
+    r"\s+run\s+in\s+the\s+test\s+suite"
 )
 
 
