@@ -120,7 +120,7 @@ def draw_results_chart(results: ResultsFile, results_path: Path, out: Path) -> N
     axes[0].invert_yaxis()
     fig.legend(loc="outside lower center", ncol=min(5, n_agents), frameon=False, fontsize=9)
     pct = round(100 * results.confidence)
-    where = results_path.relative_to(ROOT) if results_path.is_relative_to(ROOT) else results_path.name
+    where = f"docs/results/{results_path.name}"  # where it is committed, wherever it was read
     fig.suptitle(
         f"{results.name}: accuracy and C per {level} (questions in brackets), {results.model} model; "
         f"whiskers: {pct}% bootstrap intervals\n"

@@ -16,15 +16,24 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-def site_env() -> dict[str, str]:
+# The repository address the test builds with (mkdocs.yml reads EVISEEK_REPO_URL): not a GitHub
+# or GitLab host, whose repository facts the theme would fetch from the network.
+REPO_URL = "https://git.example.org/eviseek"
+
+
+def site_env(repo_url: str | None = REPO_URL) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("EVISEEK_REPO_URL", None)
+    if repo_url:
+        env["EVISEEK_REPO_URL"] = repo_url
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["NO_MKDOCS_2_WARNING"] = "1"  # the theme's notice about its successor, not a problem of ours
     return env
 
 
-def build_site(dest: Path) -> subprocess.CompletedProcess[str]:
-    """``mkdocs build --strict`` of the repository's site into ``dest`` (nothing written in the tree)."""
+def build_site(dest: Path, repo_url: str | None = REPO_URL) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict`` of the repository's site into ``dest`` (nothing written in the tree),
+    with ``repo_url`` as the repository's address (``None``: none, so no edit links)."""
     return subprocess.run(
         [
             sys.executable,
@@ -38,7 +47,7 @@ def build_site(dest: Path) -> subprocess.CompletedProcess[str]:
             str(dest),
         ],
         cwd=ROOT,
-        env=site_env(),
+        env=site_env(repo_url),
         capture_output=True,
         text=True,
         timeout=240,

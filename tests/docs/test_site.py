@@ -8,14 +8,21 @@ console error, an uncaught exception or a failed request fails the test.
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.docs.site import CHROMIUM, build_site, serve
+from eviseek import __version__
+from tests.docs.site import CHROMIUM, REPO_URL, ROOT, build_site, serve
+
+# A Sphinx role left as text by the docstring renderer, as it shows in HTML and on screen.
+RAW_ROLE_HTML = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|data|exc|obj|const|type):(?:<code>|`)")
+RAW_ROLE_TEXT = re.compile(r":(?:py:)?(?:class|func|meth|attr|mod|data|exc|obj|const|type):`?[~A-Za-z_]")
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +45,7 @@ def test_site_builds_in_strict_mode(site: Path) -> None:
         "reference/api/types.html",
         "results.html",
         "fidelity.html",
+        "changelog.html",
     ):
         assert page in pages
     # The API pages hold the docstrings, not just their headings.
@@ -46,6 +54,49 @@ def test_site_builds_in_strict_mode(site: Path) -> None:
     # The search index holds the generated CLI reference, flags included.
     index = (site / "search" / "search_index.json").read_text(encoding="utf-8")
     assert "retry-failed" in index
+
+
+def test_no_page_shows_a_raw_sphinx_role(site: Path) -> None:
+    raw = {
+        p.relative_to(site).as_posix(): len(RAW_ROLE_HTML.findall(p.read_text(encoding="utf-8")))
+        for p in site.rglob("*.html")
+    }
+    assert {page: n for page, n in raw.items() if n} == {}
+    # The roles became links where the name is documented on the site.
+    api = (site / "reference" / "api" / "types.html").read_text(encoding="utf-8")
+    assert 'class="autorefs autorefs-internal"' in api
+
+
+def test_the_home_page_says_what_it_is_and_where_to_go(site: Path) -> None:
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "seek evidence before they answer" in home
+    assert 'src="images/diagrams/eviseek-loop.svg"' in home
+    shown = html.unescape(re.sub(r"<[^>]+>", "", home))  # code is highlighted token by token
+    for command in ("bash scripts/setup.sh", ". .venv/bin/activate", "eviseek demo"):
+        assert command in shown
+    for way in (
+        "tutorials/evaluate-your-vlm.html",
+        "tutorials/esibench.html",
+        "tutorials/train-autotool.html",
+        "tutorials/plugins.html",
+    ):
+        assert f'href="{way}"' in home
+
+
+def test_every_page_names_the_version_and_links_the_repository(site: Path) -> None:
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":
+            continue
+        text = page.read_text(encoding="utf-8")
+        rel = page.relative_to(site).as_posix()
+        assert f"eviseek {__version__}" in text, rel
+        assert f'href="{REPO_URL}"' in text, rel
+        source = rel.removesuffix(".html") + ".md"
+        assert f'href="{REPO_URL}/edit/main/docs/{source}"' in text, rel
+    changelog = (site / "changelog.html").read_text(encoding="utf-8")
+    assert f"<h2 id=\"{__version__.replace('.', '')}-unreleased\">{__version__} (unreleased)" in changelog
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in licence and "Version 2.0, January 2004" in licence
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +163,9 @@ def test_every_page_opens_in_chromium_without_errors(site: Path, browser: Any) -
                 "[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
             )
             problems += [f"{rel}: broken image {src}" for src in broken]
+            # What a reader sees: no role left as text (the API pages showed 81).
+            text = page.evaluate("document.body.innerText")
+            problems += [f"{rel}: raw role {m}" for m in RAW_ROLE_TEXT.findall(text)]
         page.close()
     assert problems == []
     assert len(pages) >= 30

@@ -1,0 +1,161 @@
+"""The site's charts are drawn from the committed results files, and none is stale.
+
+``scripts/docs_charts.py`` draws ``docs/images/charts/NAME.svg`` from ``docs/results/NAME.json``
+and records the results file's SHA-256 in the chart (``dc:source``). A results file rewritten
+after a rerun, without the charts redrawn, fails here; so does a chart left without its file.
+The diagrams the pages show are drawn by the same command.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from eviseek.eval.results_file import file_sha256, read_results_file
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "docs" / "results"
+CHARTS = ROOT / "docs" / "images" / "charts"
+DIAGRAMS = ROOT / "docs" / "images" / "diagrams"
+_SOURCE = re.compile(r"<dc:source>([^<]*)</dc:source>")
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("docs_charts", ROOT / "scripts" / "docs_charts.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def recorded_source(chart: Path) -> str:
+    found = _SOURCE.findall(chart.read_text(encoding="utf-8"))
+    return found[0] if len(found) == 1 else ""
+
+
+def stale_charts(results: Path, charts: Path) -> list[str]:
+    """Results files whose chart is missing or was drawn from other contents, and orphan charts."""
+    problems = []
+    for path in sorted(results.glob("*.json")):
+        chart = charts / f"{path.stem}.svg"
+        if not chart.exists():
+            problems.append(f"{path.name}: no chart {chart.name}")
+        elif recorded_source(chart) != f"results file sha256:{file_sha256(path)}":
+            problems.append(f"{path.name}: {chart.name} was drawn from other contents")
+    for chart in sorted(charts.glob("*.svg")):
+        if not (results / f"{chart.stem}.json").exists():
+            problems.append(f"{chart.name}: no results file {chart.stem}.json")
+    return problems
+
+
+def test_every_chart_is_current_with_its_results_file() -> None:
+    assert sorted(p.stem for p in RESULTS.glob("*.json")), "no results file under docs/results"
+    problems = stale_charts(RESULTS, CHARTS)
+    assert problems == [], "redraw with: .venv/bin/python scripts/docs_charts.py\n" + "\n".join(problems)
+
+
+def test_every_results_file_is_valid_and_its_intervals_hold_their_values() -> None:
+    for path in sorted(RESULTS.glob("*.json")):
+        res = read_results_file(path)
+        assert res.agents and res.n_questions > 0, path.name
+        for agent in res.agents:
+            assert sum(s.n for s in agent.slices) == agent.overall.n == res.n_questions
+            for s in [*agent.slices, agent.overall]:
+                for est in (s.accuracy, s.C):
+                    if est is not None:
+                        assert est.low <= est.value <= est.high, (path.name, agent.agent, s.name)
+
+
+def test_the_chart_command_draws_every_chart_and_diagram_and_the_check_sees_a_stale_one(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    source = sorted(RESULTS.glob("*.json"))[0]
+    shutil.copy(source, results / source.name)
+    out = tmp_path / "images"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "docs_charts.py"),
+            "--results",
+            str(results),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (out / "diagrams").glob("*.svg")) == sorted(
+        p.name for p in DIAGRAMS.glob("*.svg")
+    )
+    chart = out / "charts" / f"{source.stem}.svg"
+    assert stale_charts(results, out / "charts") == []
+    # The committed chart is what the command draws from the committed file, byte for byte.
+    assert chart.read_bytes() == (CHARTS / chart.name).read_bytes()
+    # A rerun changes the results file: its chart is stale until drawn again.
+    (results / source.name).write_text(source.read_text(encoding="utf-8").replace('"seed"', '"seed" '))
+    assert stale_charts(results, out / "charts") == [
+        f"{source.name}: {chart.name} was drawn from other contents"
+    ]
+    (results / "extra.json").write_text(source.read_text(encoding="utf-8"))
+    chart.unlink()
+    assert stale_charts(results, out / "charts") == [
+        "extra.json: no chart extra.svg",
+        f"{source.name}: no chart {chart.name}",
+    ]
+
+
+def test_the_chart_command_refuses_an_empty_or_bad_results_folder(tmp_path: Path) -> None:
+    script = [sys.executable, str(ROOT / "scripts" / "docs_charts.py"), "--out", str(tmp_path / "o")]
+    empty = subprocess.run([*script, "--results", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert empty.returncode == 1 and empty.stderr.startswith("error: no results file")
+    (tmp_path / "bad.json").write_text('{"name": "x"}')
+    bad = subprocess.run([*script, "--results", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("error:") and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("page", "image"),
+    [
+        ("index.md", "images/diagrams/eviseek-loop.svg"),
+        ("concepts/agents.md", "../images/diagrams/eviseek-loop.svg"),
+        ("concepts/run-directories.md", "../images/diagrams/run-directory.svg"),
+        ("tutorials/remote-and-ray.md", "../images/diagrams/scale-out.svg"),
+    ],
+)
+def test_pages_show_the_diagrams(page: str, image: str) -> None:
+    assert f"]({image})" in (ROOT / "docs" / page).read_text(encoding="utf-8")
+
+
+def test_the_results_page_and_the_readme_lead_with_the_charts() -> None:
+    results_page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in sorted(RESULTS.glob("*.json")):
+        assert f"](images/charts/{path.stem}.svg)" in results_page
+        assert f"](docs/images/charts/{path.stem}.svg)" in readme
+    # Each results section opens with its chart: the first thing after the heading's paragraph
+    # break is the image, not a table.
+    sections = re.split(r"^## ", results_page, flags=re.M)[1:]
+    for stem in (p.stem for p in RESULTS.glob("*.json")):
+        section = next(s for s in sections if f"images/charts/{stem}.svg" in s)
+        body = section.split("\n", 1)[1].lstrip()
+        assert body.startswith("!["), section.splitlines()[0]
+
+
+def test_the_drawing_is_deterministic(tmp_path: Path) -> None:
+    charts = _script()
+    for name, draw in charts.DIAGRAMS.items():
+        draw(tmp_path / "a" / name)
+        draw(tmp_path / "b" / name)
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        assert (tmp_path / "a" / name).read_bytes() == (DIAGRAMS / name).read_bytes(), f"redraw {name}"
