@@ -257,12 +257,14 @@ RUN_DIR = [
     ("RUN_DIR/", "one evaluation (--out)"),
     ("  run.json", "settings: agents, model, dataset, budget, seed, the questions' hash"),
     ("  questions.jsonl", "the questions as they were when the run started"),
+    ("  question_images/", "their images, named by content"),
+    ("  prompts/", "templates/: the prompt templates used; first/AGENT.md: each agent's first request"),
     ("  episodes/AGENT/QUESTION_ID/", "one finished episode"),
     ("    trajectory.json", "every step, image, model call and the answer: the source of truth"),
     ("  results.sqlite", "scores of finished episodes (WAL, fsynced); rebuilt from the trajectories"),
-    ("  support.jsonl, express.jsonl", "judge grades, once `eviseek judge` ran"),
-    ("  report/", "`eviseek report`: index.html, report.md, results.csv, summary.json"),
-    ("    episodes/AGENT/*.html", "a page per episode (`eviseek view`)"),
+    ("  support.jsonl, express.jsonl", "judge grades, once eviseek judge ran"),
+    ("  report/", "eviseek report: index.html, report.md, results.csv, summary.json"),
+    ("    episodes/AGENT/*.html", "a page per episode (eviseek view)"),
 ]
 
 
@@ -347,7 +349,12 @@ SCALE_ARROWS = [
 
 def draw_scale(out: Path) -> None:
     """Remote env servers (top) and Ray nodes (bottom) around the harness and the model server."""
-    fig = _boxes_and_arrows(SCALE, SCALE_ARROWS, (7.6, 7.4), (-1.7, 6.3, -6.8, 1.8))
+    fig = _boxes_and_arrows(SCALE, SCALE_ARROWS, (7.6, 7.6), (-1.7, 6.3, -6.8, 2.2))
+    ax = fig.axes[0]
+    caption = {"fontsize": 9, "style": "italic", "color": "#2b4c6f"}
+    ax.text(-1.5, 1.95, "--env-url: simulators on other machines", **caption)
+    ax.plot([-1.6, 6.2], [-3.45, -3.45], color="#9aa9b8", linewidth=0.8, linestyle="--")
+    ax.text(-1.5, -3.75, "--backend ray: episodes spread over a cluster", **caption)
     _save(fig, out, title="Harness, env servers and Ray nodes", source="scripts/docs_charts.py SCALE")
 
 

@@ -58,6 +58,7 @@ def main() -> int:
     parser.add_argument("--c-metric", choices=["support", "express"])
     parser.add_argument("--label", action="append", default=[], help="AGENT=LABEL (repeatable)")
     parser.add_argument("--command", help="the commands that made the run")
+    parser.add_argument("--commit", help="the commit the run was made at (default: the checkout's HEAD)")
     parser.add_argument("--out", type=Path, help="default: docs/results/NAME.json (':' becomes '-')")
     args = parser.parse_args()
     preset = PRESETS.get(args.preset or "", {})
@@ -86,6 +87,8 @@ def main() -> int:
             labels=labels,
             command=args.command or preset.get("command", ""),
         )
+        if args.commit:
+            results = results.model_copy(update={"commit": args.commit})
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

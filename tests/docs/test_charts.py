@@ -31,6 +31,7 @@ def _script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("docs_charts", ROOT / "scripts" / "docs_charts.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while being built
     spec.loader.exec_module(module)
     return module
 
@@ -159,3 +160,44 @@ def test_the_drawing_is_deterministic(tmp_path: Path) -> None:
         draw(tmp_path / "b" / name)
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
         assert (tmp_path / "a" / name).read_bytes() == (DIAGRAMS / name).read_bytes(), f"redraw {name}"
+
+
+def _table_rows(text: str, first_header: str) -> list[list[str]]:
+    """The body rows of the first Markdown table whose header starts with ``first_header``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header}"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _agent_of(cell: str) -> str:
+    named = re.findall(r"`([^`]+)`", cell)
+    return named[0] if named else cell.split(" ")[0]
+
+
+def test_the_tabletop_numbers_the_pages_quote_are_the_results_files() -> None:
+    """The README's tabletop table and the results page's per-family table quote
+    docs/results/tabletop-paper.json: a rerun that rewrites the file fails here until the
+    pages say the same."""
+    res = read_results_file(RESULTS / "tabletop-paper.json")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quoted = {
+        _agent_of(row[0]): (row[1], row[2])
+        for row in _table_rows(readme, "agent (reference policy, `tabletop:paper`")
+    }
+    assert set(quoted) == {a.agent for a in res.agents}
+    for agent in res.agents:
+        assert agent.overall.C is not None
+        assert quoted[agent.agent] == (f"{agent.overall.accuracy.value:.1f}", f"{agent.overall.C.value:.1f}")
+    page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    order = ["passive", "blind", "single-model", "eviseek", "eviseek:paper"]
+    rows = {row[0].strip("*"): row for row in _table_rows(page, "family | #Q | passive")}
+    for i, name in enumerate([s.name for s in res.agents[0].slices] + ["Overall"]):
+        row = rows[name]
+        slices = [a.overall if name == "Overall" else a.slices[i] for a in map(res.agent, order)]
+        assert row[1] == str(slices[0].n), name
+        assert row[2:7] == [f"{s.accuracy.value:.1f}" for s in slices], name

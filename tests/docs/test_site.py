@@ -94,7 +94,7 @@ def test_every_page_names_the_version_and_links_the_repository(site: Path) -> No
         source = rel.removesuffix(".html") + ".md"
         assert f'href="{REPO_URL}/edit/main/docs/{source}"' in text, rel
     changelog = (site / "changelog.html").read_text(encoding="utf-8")
-    assert f"<h2 id=\"{__version__.replace('.', '')}-unreleased\">{__version__} (unreleased)" in changelog
+    assert f'<h2 id="{__version__.replace(".", "")}-unreleased">{__version__} (unreleased)' in changelog
     licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert "Apache License" in licence and "Version 2.0, January 2004" in licence
 
