@@ -63,9 +63,8 @@ def render(
     from eviseek.types import Action
     from eviseek.types.question_file import read_questions_by_id
 
-    questions = read_questions_by_id(
-        question_file, missing_hint="write one with `eviseek house generate --out DIR`, or point at a run directory"
-    )
+    hint = "write one with `eviseek house generate --out DIR`, or point at a run directory"
+    questions = read_questions_by_id(question_file, missing_hint=hint)
     if qid not in questions:
         shown = ", ".join(list(questions)[:5])
         raise typer.BadParameter(f"no question {qid!r} in {question_file}; ids include: {shown}")
