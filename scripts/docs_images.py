@@ -1,7 +1,9 @@
 """Make the screenshots and views shown on the documentation site (docs/images/).
 
-From a reference run made here (``eviseek demo`` with the reference policy on a few tabletop
-questions), it takes browser screenshots of the report and of an EviSeek episode page with
+From a reference run made here (``eviseek eval`` of the demo's three agents with the reference
+policy on four dev tabletop questions, written to ``runs/demo`` relative to a scratch folder so
+the report shows that path and the dataset's name, not a temporary folder), it takes browser
+screenshots of the report and of an EviSeek episode page with
 Debian's chromium (the browser the test suite drives), and renders a tabletop and a house view
 with the simulators' own render commands. Run it again after changing the report, the viewer or
 the renderers:
@@ -52,7 +54,8 @@ def _screenshots(run: Path) -> None:
             executable_path=CHROMIUM,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
-        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        # Tall enough for the first figure's rotated axis labels.
+        page = browser.new_page(viewport={"width": 1100, "height": 1060})
         page.goto((run / "report" / "index.html").as_uri())
         page.screenshot(path=str(OUT / "report.png"))
         page.set_viewport_size({"width": 1100, "height": 1500})  # down to the first frames
@@ -109,16 +112,23 @@ def _views(work: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, help="use this finished demo run instead of making one")
+    parser.add_argument(
+        "--screenshots-only", action="store_true", help="leave the tabletop and house views as they are"
+    )
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         run = args.run
         if run is None:
-            run = work / "demo"
-            _eviseek("demo", "--limit", "4", "--out", str(run), "--no-progress", cwd=work)
+            run = work / "runs" / "demo"
+            agents = ["--agents", "passive,single-model,eviseek", "--model", "reference"]
+            where = ["--dataset", "tabletop:dev", "--limit", "4", "--out", "runs/demo", "--no-progress"]
+            _eviseek("eval", *agents, *where, cwd=work)
+            _eviseek("report", "runs/demo", cwd=work)
         _screenshots(run.resolve())
-        _views(work)
+        if not args.screenshots_only:
+            _views(work)
     for p in sorted(OUT.glob("*.png")):
         print(f"{p.relative_to(ROOT)}: {p.stat().st_size // 1024} KiB")
     return 0
