@@ -175,10 +175,10 @@ def _boxes_and_arrows(
             )
         )
         if b.body:
-            ax.text(b.x, b.y + b.h / 2 - 0.22, b.title, ha="center", va="center", fontsize=10, weight="bold")
-            ax.text(b.x, b.y - 0.12, b.body, ha="center", va="center", fontsize=7.5, linespacing=1.25)
+            ax.text(b.x, b.y + b.h / 2 - 0.22, b.title, ha="center", va="center", fontsize=12, weight="bold")
+            ax.text(b.x, b.y - 0.12, b.body, ha="center", va="center", fontsize=9.5, linespacing=1.2)
         else:
-            ax.text(b.x, b.y, b.title, ha="center", va="center", fontsize=10, weight="bold")
+            ax.text(b.x, b.y, b.title, ha="center", va="center", fontsize=12, weight="bold")
     for a, b, label in arrows:
         start, end = where[a], where[b]
         p, q = _border(start, end), _border(end, start)
@@ -203,7 +203,7 @@ def _boxes_and_arrows(
                 label,
                 ha="left" if vertical else "center",
                 va="center" if vertical else "bottom",
-                fontsize=7.5,
+                fontsize=9,
                 color="#333333",
             )
     return fig
