@@ -29,7 +29,11 @@ def _verdict(agent: str, i: int) -> tuple[bool | None, float | None, str | None]
 def test_a_run_summarised_per_family_with_intervals(tmp_path: Path) -> None:
     qs = make_questions(24)
     run = write_run(tmp_path / "run", "openai/m", ["passive", "eviseek"], qs, _verdict)
+    config = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    config["created_at"] = 1796600000.0  # the run started on 2026-12-06 (UTC)
+    (run / "run.json").write_text(json.dumps(config), encoding="utf-8")
     res = summarize_run(run, name="synthetic", slice_level="family", c_metric="support", n_resamples=4000)
+    assert res.measured == "2026-12-06"
     assert [a.agent for a in res.agents] == ["passive", "eviseek"]
     assert res.model == "openai/m" and res.n_questions == 24
     eviseek = res.agent("eviseek")

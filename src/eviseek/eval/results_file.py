@@ -87,7 +87,8 @@ class ResultsFile(BaseModel):
     n_resamples: int
     seed: int
     measured: str
-    """UTC date the summary was taken from the run (``YYYY-MM-DD``)."""
+    """UTC date the run started (``YYYY-MM-DD``; the summary's own date for a run that does not
+    record it)."""
     commit: str
     """The commit the run was made at (from the run, else the checkout's)."""
     command: str
@@ -273,6 +274,12 @@ def summarize_run(
                 f"{run_dir} has no EXPRESS-Bench grades; run `eviseek judge {run_dir} --protocol express`"
             )
     commit = str(run.config.get("commit") or run.config.get("git_commit") or _checkout_commit())
+    started = run.config.get("created_at")
+    measured = (
+        datetime.fromtimestamp(float(started), timezone.utc).strftime("%Y-%m-%d")
+        if isinstance(started, (int, float))
+        else None
+    )
     return summarize_systems(
         systems_of([run]),
         name=name,
@@ -284,6 +291,7 @@ def summarize_run(
         n_resamples=n_resamples,
         seed=seed,
         confidence=confidence,
+        measured=measured,
         commit=commit,
         command=command,
     )
