@@ -76,7 +76,7 @@ def draw_results_chart(results: ResultsFile, results_path: Path, out: Path) -> N
     slices = [s.name for s in results.agents[0].slices] + ["Overall"]
     n_agents = len(results.agents)
     row_h = 0.1 * n_agents + 0.1
-    fig = _figure(11.0, 1.6 + row_h * len(slices), layout="constrained")
+    fig = _figure(9.0, 1.6 + row_h * len(slices), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     bar = 0.8 / n_agents
     level = "family" if results.slice_level == "family" else "question kind"
@@ -122,8 +122,8 @@ def draw_results_chart(results: ResultsFile, results_path: Path, out: Path) -> N
     pct = round(100 * results.confidence)
     where = f"docs/results/{results_path.name}"  # where it is committed, wherever it was read
     fig.suptitle(
-        f"{results.name}: accuracy and C per {level} (questions in brackets), {results.model} model; "
-        f"whiskers: {pct}% bootstrap intervals\n"
+        f"{results.name}: accuracy and C per {level} (questions in brackets), {results.model} model\n"
+        f"whiskers: {pct}% bootstrap intervals; "
         f"from {where}, measured {results.measured} at commit {results.commit or 'unknown'}",
         fontsize=10,
     )

@@ -35,8 +35,8 @@ CMetric = Literal["support", "express"]
 SliceLevel = Literal["family", "subcategory"]
 
 C_METRIC_TEXT: dict[str, str] = {
-    "support": "C: correct and visually supported (the paper's support-weighted accuracy)",
-    "express": "C: EXPRESS-Bench's grounded correctness (judge grades)",
+    "support": "C: correct and visually supported",
+    "express": "C: EXPRESS-Bench's grounded correctness",
 }
 """How a chart or page names each ``C``."""
 
