@@ -11,7 +11,8 @@ changes them all at once.
 ``C`` is one of two metrics, named in :attr:`ResultsFile.c_metric`:
 
 - ``support``: the paper's support-weighted accuracy, the mean of correctness times the support
-  grade of the answer-time images (the tabletop's grades come from the simulator's masks);
+  grade of the answer-time images over the graded questions, as the report computes it (the
+  tabletop's grades come from the simulator's masks);
 - ``express``: EXPRESS-Bench's grounded correctness, the mean of ``100 * g * s / 5`` over the
   judge's grades (``eviseek judge --protocol express``), left out for an agent that never looks
   (Blind), as the report does.
@@ -29,6 +30,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from eviseek.eval.config import PAPER_SEED
 from eviseek.eval.metrics import Outcome, SystemResults
 
 CMetric = Literal["support", "express"]
@@ -189,7 +191,7 @@ def summarize_systems(
     labels: dict[str, str] | None = None,
     grades: dict[tuple[str, str], tuple[float, int]] | None = None,
     n_resamples: int = 20_000,
-    seed: int = 20261012,
+    seed: int = PAPER_SEED,
     confidence: float = 0.95,
     measured: str | None = None,
     commit: str = "",
@@ -255,7 +257,7 @@ def summarize_run(
     labels: dict[str, str] | None = None,
     command: str = "",
     n_resamples: int = 20_000,
-    seed: int = 20261012,
+    seed: int = PAPER_SEED,
     confidence: float = 0.95,
 ) -> ResultsFile:
     """A :class:`ResultsFile` from a finished run directory (and its EXPRESS grades, if asked)."""
