@@ -41,8 +41,10 @@ def test_the_provider_example_runs_with_checked_settings(tmp_path: Path) -> None
     assert traj.model == "fixed/yes" and traj.result is not None and traj.result.raw_answer == "no"
     assert json.loads((run / "run.json").read_text())["model_args"] == {"reply": "no"}
     bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "bad"), "--model-arg", "replly=no"])
-    assert bad.exit_code == 1
+    # A bad setting is a bad value: exit 2, checked before the run folder exists (issue 36).
+    assert bad.exit_code == 2
     assert "fixed/yes: unknown setting(s) replly; known: delay_s, reply" in bad.output
+    assert not (tmp_path / "bad").exists()
 
 
 def test_the_agent_example_runs_through_the_env_protocol(tmp_path: Path) -> None:
