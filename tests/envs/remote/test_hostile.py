@@ -144,20 +144,29 @@ def test_trickling_unauthenticated_connections_are_capped_and_real_clients_get_t
             t.start()
         time.sleep(0.3)
         assert server.connections.unauthenticated <= 4
-        assert threading.active_count() < 30 + 4 + 10  # the refused ones hold no server thread
-        env = RemoteEnv(server.url, token=TOKEN, timeout_s=10)  # waits out the 503s for a place
+        assert threading.active_count() < 30 + 4 + 10  # the evicted ones hold no server thread
+        env = RemoteEnv(server.url, token=TOKEN, timeout_s=10)
         env.reset(options={"question": question})
         env.close()
         stop.set()
         for t in threads:
             t.join()
-        assert server.connections.refused > 0
+        assert server.connections.evicted > 0  # made room by closing the oldest waiting ones
+
+
+def _authorized_connection(port: int) -> socket.socket:
+    """A keep-alive connection that has sent one authorized request (and read its answer)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sock.sendall(f"GET /v1/info HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+    assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    return sock
 
 
 def test_refusals_of_trickling_clients_are_answered_side_by_side() -> None:
     """Each refused socket is drained for up to 0.2 s after its 503; drained one after another,
     twenty clients that go on trickling bytes would hold the last refusal (a real client's,
-    perhaps) for four seconds."""
+    perhaps) for four seconds. (Refused: the address already holds its one connection, an
+    authorized one, so there is no waiting connection to close instead.)"""
     stop = threading.Event()
     answered: list[float] = []
 
@@ -177,8 +186,8 @@ def test_refusals_of_trickling_clients_are_answered_side_by_side() -> None:
                     got = b"seen"
 
     with (
-        EnvServer(RevealEnv, token=TOKEN, max_unauthenticated=1, request_timeout_s=30) as server,
-        socket.create_connection(("127.0.0.1", server.port), timeout=5),  # holds the one place
+        EnvServer(RevealEnv, token=TOKEN, max_client_connections=1, request_timeout_s=30) as server,
+        _authorized_connection(server.port),  # holds the one place
     ):
         time.sleep(0.2)
         threads = [threading.Thread(target=refused_trickler) for _ in range(20)]
@@ -196,7 +205,7 @@ def test_refusals_of_trickling_clients_are_answered_side_by_side() -> None:
 
 def test_connections_per_client_are_capped() -> None:
     with EnvServer(RevealEnv, token=TOKEN, max_client_connections=3) as server:
-        socks = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(3)]
+        socks = [_authorized_connection(server.port) for _ in range(3)]
         try:
             time.sleep(0.2)
             for _ in range(20):  # each refusal arrives as an answer, never as a connection reset

@@ -47,6 +47,7 @@ import json
 import logging
 import math
 import queue
+import re
 import selectors
 import socket
 import threading
@@ -56,11 +57,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from eviseek.envs import deadline
 from eviseek.envs.base import Env
 from eviseek.envs.remote import wire
+from eviseek.envs.remote.assets import AssetRoot
 from eviseek.errors import ConfigError, EnvError
 from eviseek.types import Action
 
@@ -99,44 +103,102 @@ class _Session:
 
 
 class _Connections:
-    """Which connections are open, from which client, and which have shown the token yet."""
+    """Which connections are open, from which client, and which have shown the token yet.
 
-    def __init__(self, max_unauthenticated: int, max_per_client: int) -> None:
+    A connection that has not sent an authorized request yet cannot be told apart from one that
+    never will, so none is *refused* for being unauthenticated: when a cap on them is reached, the
+    oldest one is closed to make room (evicted). A token holder sends its request the moment it
+    connects and is authorized within milliseconds, while an idle stranger is the oldest waiting,
+    so strangers cannot keep a token holder out (refusing newcomers let 32 idle connections lock
+    every client out for a minute, and the attacker reconnected). The caps:
+
+    * ``max_unauthenticated`` over all addresses (at the cap, the oldest connection of the address
+      holding the most unauthenticated ones goes);
+    * ``max_unauthenticated_per_client`` from one address (at the cap, its oldest goes);
+    * ``max_per_client`` connections of any kind from one address: at the cap, an unauthenticated
+      one of that address goes; only when all are authorized is the newcomer refused (503).
+    """
+
+    def __init__(
+        self, max_unauthenticated: int, max_per_client: int, max_unauthenticated_per_client: int
+    ) -> None:
         self.max_unauthenticated = max_unauthenticated
         self.max_per_client = max_per_client
+        self.max_unauthenticated_per_client = max_unauthenticated_per_client
         self.lock = threading.Lock()
         self.open: dict[int, tuple[str, bool]] = {}  # id(socket) -> (client address, authorized)
         self.per_client: dict[str, int] = {}
+        self.waiting: dict[str, dict[int, socket.socket]] = {}
+        """Unauthenticated sockets by address, oldest first (dicts keep insertion order)."""
         self.unauthenticated = 0
         self.refused = 0
+        self.evicted = 0
 
     def admit(self, conn: Any, client: str) -> str:
-        """Register a new connection; the reason to refuse it, or ``""``."""
+        """Register a new connection, evicting waiting ones as needed; the reason to refuse it, or ``""``."""
+        victims: list[socket.socket] = []
         with self.lock:
-            if self.unauthenticated >= self.max_unauthenticated:
-                self.refused += 1
-                return (
-                    f"the server already holds {self.max_unauthenticated} connections that have not "
-                    "sent an authorized request; retry later"
-                )
             if self.per_client.get(client, 0) >= self.max_per_client:
-                self.refused += 1
-                return f"{client} already holds {self.max_per_client} connections to this server; retry later"
+                if not self.waiting.get(client):
+                    self.refused += 1
+                    return (
+                        f"{client} already holds {self.max_per_client} connections to this server; "
+                        "retry later"
+                    )
+                victims.append(self._evict(client))
+            if len(self.waiting.get(client, {})) >= self.max_unauthenticated_per_client:
+                victims.append(self._evict(client))
+            if self.unauthenticated >= self.max_unauthenticated:
+                victims.append(self._evict(max(self.waiting, key=lambda c: len(self.waiting[c]))))
             self.open[id(conn)] = (client, False)
             self.per_client[client] = self.per_client.get(client, 0) + 1
+            self.waiting.setdefault(client, {})[id(conn)] = conn
             self.unauthenticated += 1
-            return ""
+        for sock in victims:
+            # The handler thread blocked reading it sees the end of the stream and finishes; it
+            # then calls forget(), which finds the entry already gone.
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        return ""
 
-    def authorized(self, conn: Any) -> None:
-        """The connection sent the token: it no longer counts as unauthenticated."""
+    def _evict(self, client: str) -> socket.socket:
+        """Unregister the oldest unauthenticated socket of ``client`` (the lock is held)."""
+        waiting = self.waiting[client]
+        key = next(iter(waiting))
+        sock = waiting.pop(key)
+        if not waiting:
+            del self.waiting[client]
+        self.open.pop(key, None)
+        self.unauthenticated -= 1
+        self._drop_client(client)
+        self.evicted += 1
+        return sock
+
+    def _drop_client(self, client: str) -> None:
+        left = self.per_client.get(client, 1) - 1
+        if left > 0:
+            self.per_client[client] = left
+        else:
+            self.per_client.pop(client, None)
+
+    def authorized(self, conn: Any) -> bool:
+        """The connection sent the token: it no longer counts as unauthenticated. False when it
+        was evicted meanwhile (its socket is shut: nothing can be answered on it)."""
         with self.lock:
             entry = self.open.get(id(conn))
-            if entry is not None and not entry[1]:
+            if entry is None:
+                return False
+            if not entry[1]:
                 self.open[id(conn)] = (entry[0], True)
                 self.unauthenticated -= 1
+                waiting = self.waiting.get(entry[0], {})
+                waiting.pop(id(conn), None)
+                if not waiting:
+                    self.waiting.pop(entry[0], None)
+            return True
 
     def forget(self, conn: Any) -> None:
-        """The connection is closed (a refused one was never registered)."""
+        """The connection is closed (a refused or evicted one is no longer registered)."""
         with self.lock:
             entry = self.open.pop(id(conn), None)
             if entry is None:
@@ -144,11 +206,11 @@ class _Connections:
             client, authorized = entry
             if not authorized:
                 self.unauthenticated -= 1
-            left = self.per_client.get(client, 1) - 1
-            if left > 0:
-                self.per_client[client] = left
-            else:
-                self.per_client.pop(client, None)
+                waiting = self.waiting.get(client, {})
+                waiting.pop(id(conn), None)
+                if not waiting:
+                    self.waiting.pop(client, None)
+            self._drop_client(client)
 
 
 class _Refuser:
@@ -315,8 +377,15 @@ class EnvServer:
         idle_timeout_s: a session unused this long is closed (its client went away).
         max_unauthenticated: connections that have not yet sent an authorized request, at once;
             more are answered 503 and closed.
-        max_client_connections: connections from one client address at once (503 beyond it).
+        max_client_connections: connections from one client address at once (503 beyond it, once
+            none of them is unauthenticated: those are closed first to make room).
         max_pixels: pixels the images of one request may hold together, checked before decoding.
+        auth_timeout_s: how long a new connection may take to send its first request's headers
+            (it is closed beyond it): strangers cannot park connections.
+        max_unauthenticated_per_client: connections from one address that have not yet sent an
+            authorized request, at once; at the cap its oldest such connection is closed.
+        asset_root: a folder from which a reset may name images by path (see
+            :mod:`eviseek.envs.remote.assets`); ``None`` (the default) refuses every image path.
     """
 
     def __init__(
@@ -336,6 +405,9 @@ class EnvServer:
         max_unauthenticated: int = 32,
         max_client_connections: int = 128,
         max_pixels: int = wire.MAX_MESSAGE_PIXELS,
+        auth_timeout_s: float = 5.0,
+        max_unauthenticated_per_client: int = 8,
+        asset_root: str | Path | None = None,
     ) -> None:
         if not token:
             raise ConfigError(
@@ -352,6 +424,8 @@ class EnvServer:
             "max_unauthenticated": max_unauthenticated >= 1,
             "max_client_connections": max_client_connections >= 1,
             "max_pixels": max_pixels >= 1,
+            "auth_timeout_s": _positive(auth_timeout_s),
+            "max_unauthenticated_per_client": max_unauthenticated_per_client >= 1,
         }
         bad = [k for k, ok in limits.items() if not ok]
         if bad:
@@ -369,6 +443,8 @@ class EnvServer:
         self.request_timeout_s = request_timeout_s
         self.idle_timeout_s = idle_timeout_s
         self.max_pixels = max_pixels
+        self.auth_timeout_s = auth_timeout_s
+        self.assets = AssetRoot(asset_root, max_bytes=max_request_bytes) if asset_root is not None else None
         self.sessions: dict[str, _Session] = {}
         self._opening = 0  # sessions whose environment is being built: they hold a slot too
         self.peak_sessions = 0
@@ -376,7 +452,9 @@ class EnvServer:
         self._sessions_lock = threading.Lock()
         self._stop = threading.Event()
         handler = type("Handler", (_Handler,), {"server_ref": self, "timeout": read_timeout_s})
-        self.connections = _Connections(max_unauthenticated, max_client_connections)
+        self.connections = _Connections(
+            max_unauthenticated, max_client_connections, max_unauthenticated_per_client
+        )
         self.httpd = _HTTPServer((host, port), handler, bind_and_activate=False)
         self.httpd.connections = self.connections
         self.httpd._handed_over = set()
@@ -478,6 +556,9 @@ class EnvServer:
             max_pixels=self.max_pixels,
             max_unauthenticated=self.connections.max_unauthenticated,
             max_client_connections=self.connections.max_per_client,
+            auth_timeout_s=self.auth_timeout_s,
+            max_unauthenticated_per_client=self.connections.max_unauthenticated_per_client,
+            asset_root=self.assets is not None,
         )
 
     def open_session(self) -> wire.OpenedSession:
@@ -551,8 +632,12 @@ class EnvServer:
                 raise _HttpError(
                     409, f"seq {seq} is stale: this session has already run seq {session.last_seq}"
                 )
-            run = _parse_op(op, payload, arrays)  # a malformed request is refused before it runs
-            future = session.pool.submit(self._run_op, session.env, op, run, encoding)
+            opener = None
+            if self.assets is not None:
+                decoded = sum(int(a.shape[0]) * int(a.shape[1]) for a in arrays)
+                opener = self.assets.opener(self.max_pixels - decoded)
+            run = _parse_op(op, payload, arrays, opener)  # a malformed request is refused before it runs
+            future = session.pool.submit(self._run_op, session.env, op, run, encoding, self.call_timeout_s)
             try:
                 reply = future.result(timeout=self.call_timeout_s)
             except FutureTimeout:
@@ -567,39 +652,57 @@ class EnvServer:
             return reply
 
     @staticmethod
-    def _run_op(env: Env, op: str, run: dict[str, Any], encoding: str) -> tuple[int, bytes]:
+    def _run_op(env: Env, op: str, run: dict[str, Any], encoding: str, timeout_s: float) -> tuple[int, bytes]:
         blobs = wire.new_blobs(encoding)
         try:
-            if op == "reset":
-                obs, info = env.reset(seed=run["seed"], options=run["options"])
-                out: dict[str, Any] = {"observation": wire.dump_observation(obs, blobs), "info": info}
-            elif op == "step":
-                result = env.step(run["action"])
-                out = {"result": wire.dump_step(result, blobs)}
-            elif op == "legal_actions":
-                out = {"specs": [s.model_dump(mode="json") for s in env.legal_actions()]}
-            else:  # visual_support (routing only sends known operations)
-                grade = getattr(env, "visual_support", None)
-                if grade is None:
-                    return 501, _error(501, f"{env.env_id} does not grade visual support")
-                out = {"grade": float(grade(run["frame_ids"]))}
-            return 200, wire.encode(out, blobs)
+            with deadline.running(timeout_s):  # long loops in the env stop once it passes
+                return EnvServer._run_op_now(env, op, run, blobs)
+        except ConfigError as exc:  # the environment refused the client's options or seed
+            return 400, _error(
+                400, f"{op} refused its arguments: {_public_error(exc)}", kind=type(exc).__name__
+            )
         except Exception as exc:
             logger.warning("environment %s raised in %s: %s", env.env_id, op, wire.first_error(exc))
-            return 500, _error(500, f"{op} raised {wire.first_error(exc)}", kind=type(exc).__name__)
+            return 500, _error(500, f"{op} raised {_public_error(exc)}", kind=type(exc).__name__)
+
+    @staticmethod
+    def _run_op_now(env: Env, op: str, run: dict[str, Any], blobs: Any) -> tuple[int, bytes]:
+        if op == "reset":
+            obs, info = env.reset(seed=run["seed"], options=run["options"])
+            out: dict[str, Any] = {"observation": wire.dump_observation(obs, blobs), "info": info}
+        elif op == "step":
+            result = env.step(run["action"])
+            out = {"result": wire.dump_step(result, blobs)}
+        elif op == "legal_actions":
+            out = {"specs": [s.model_dump(mode="json") for s in env.legal_actions()]}
+        else:  # visual_support (routing only sends known operations)
+            grade = getattr(env, "visual_support", None)
+            if grade is None:
+                return 501, _error(501, f"{env.env_id} does not grade visual support")
+            out = {"grade": float(grade(run["frame_ids"]))}
+        return 200, wire.encode(out, blobs)
 
 
 def _positive(value: float) -> bool:
     return math.isfinite(value) and value > 0
 
 
-def _parse_op(op: str, payload: dict[str, Any], arrays: list[Any]) -> dict[str, Any]:
+MAX_SEED = 2**63 - 1
+"""The largest ``seed`` a reset may carry (ours: any int64, which every random generator takes;
+a 400-digit seed reached the environment's generator and came back as a 500)."""
+
+
+def _parse_op(
+    op: str, payload: dict[str, Any], arrays: list[Any], open_path: wire.PathOpener | None = None
+) -> dict[str, Any]:
     """The checked arguments of one call; a malformed payload is a 400 with one line."""
     try:
         if op == "reset":
             seed = payload.get("seed")
             if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-                raise ValueError(f"seed must be an integer or null, got {seed!r}")
+                raise ValueError(f"seed must be an integer or null, got {str(seed)[:40]!r}")
+            if seed is not None and not 0 <= seed <= MAX_SEED:
+                raise ValueError(f"seed must be between 0 and 2**63 - 1, got {str(seed)[:40]}")
             options = payload.get("options")
             if options is not None and not isinstance(options, dict):
                 raise ValueError("options must be a JSON object")
@@ -607,7 +710,7 @@ def _parse_op(op: str, payload: dict[str, Any], arrays: list[Any]) -> dict[str, 
             if options.get("question") is not None:
                 if not isinstance(options["question"], dict):
                     raise ValueError("options.question must be a JSON object")
-                options["question"] = wire.load_question(options["question"], arrays)
+                options["question"] = wire.load_question(options["question"], arrays, open_path)
             return {"seed": seed, "options": options or None}
         if op == "step":
             if not isinstance(payload.get("action"), dict):
@@ -621,6 +724,8 @@ def _parse_op(op: str, payload: dict[str, Any], arrays: list[Any]) -> dict[str, 
                 raise ValueError("frame_ids must be a list of integers")
             return {"frame_ids": list(frames)}
         return {}
+    except EnvError as exc:  # an image refused (a path, or over a limit)
+        raise _HttpError(400, f"malformed {op} request: {exc}") from None
     except Exception as exc:  # pydantic's ValidationError, a wrong type deep in a record ...
         why = str(exc) if type(exc) is ValueError else wire.first_error(exc)
         raise _HttpError(400, f"malformed {op} request: {why}") from None
@@ -630,6 +735,18 @@ class _HttpError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/<])/(?:[^\s/'\"():,]+/)+[^\s/'\"():,]*")
+
+
+def _public_error(exc: BaseException) -> str:
+    """One line about an environment's exception, fit to send to a client: an ``OSError`` by
+    its reason alone, and absolute paths in any message replaced by ``<path>`` (the server's
+    folders are no business of the client, and naming a file says that it exists)."""
+    if isinstance(exc, OSError):
+        return f"{type(exc).__name__}: {exc.strerror or 'operating system error'}"
+    return _ABSOLUTE_PATH.sub("<path>", wire.first_error(exc))
 
 
 def _error(status: int, message: str, kind: str = "EnvError") -> bytes:
@@ -643,13 +760,17 @@ class _DeadlineReader(io.RawIOBase):
     Between requests a keep-alive connection may wait ``idle_s`` for the first byte; from that
     byte on, the request line, headers and body together get ``request_s``, however the client
     trickles them (a per-``recv`` timeout alone lets one byte a second hold a thread forever).
+    Until the connection has sent an authorized request, everything it reads must also arrive
+    within ``auth_s`` of its accepting: a stranger cannot park a connection for ``idle_s``.
     """
 
-    def __init__(self, sock: socket.socket, idle_s: float, request_s: float) -> None:
+    def __init__(self, sock: socket.socket, idle_s: float, request_s: float, auth_s: float) -> None:
         self.sock = sock
         self.idle_s = idle_s
         self.request_s = request_s
         self.deadline: float | None = None
+        self.auth_deadline: float | None = time.monotonic() + auth_s
+        """Cleared once the connection sent an authorized request."""
 
     def readable(self) -> bool:
         return True
@@ -659,13 +780,13 @@ class _DeadlineReader(io.RawIOBase):
         self.deadline = None
 
     def readinto(self, buffer: Any) -> int:
-        if self.deadline is None:
-            self.sock.settimeout(self.idle_s)
-        else:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"the request did not arrive within {self.request_s:g}s")
-            self.sock.settimeout(left)
+        now = time.monotonic()
+        left = self.idle_s if self.deadline is None else self.deadline - now
+        if self.auth_deadline is not None:
+            left = min(left, self.auth_deadline - now)
+        if left <= 0:
+            raise TimeoutError(f"the request did not arrive within {self.request_s:g}s")
+        self.sock.settimeout(left)
         n = self.sock.recv_into(buffer)
         if n and self.deadline is None:
             self.deadline = time.monotonic() + self.request_s
@@ -684,12 +805,27 @@ class _Handler(BaseHTTPRequestHandler):
         # reply waited for the client's delayed ACK of the headers: 40 ms on Linux, every call.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         srv = self.server_ref
-        self._reader = _DeadlineReader(self.connection, srv.read_timeout_s, srv.request_timeout_s)
+        self._reader = _DeadlineReader(
+            self.connection, srv.read_timeout_s, srv.request_timeout_s, srv.auth_timeout_s
+        )
         self.rfile = io.BufferedReader(self._reader)
+        self._body_read = False
 
     def handle_one_request(self) -> None:
         self._reader.new_request()
+        self._body_read = False
         super().handle_one_request()
+
+    def _unread_body(self) -> bool:
+        """Whether the request announced a body that was not read: answering and then reading
+        on would take that body for the next request (one request, two answers)."""
+        headers = getattr(self, "headers", None)
+        if self._body_read or headers is None:
+            return False
+        length = headers.get("Content-Length")
+        return headers.get("Transfer-Encoding") is not None or (
+            length is not None and length.strip() not in ("", "0")
+        )
 
     def log_message(self, format: str, *args: Any) -> None:
         logger.debug("%s " + format, self.address_string(), *args)
@@ -697,9 +833,11 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         # The standard library's own refusals (a bad request line, too many headers) as JSON.
         self.close_connection = True
-        self._fail(code, message or self.responses.get(code, ("error",))[0], close=True)
+        with contextlib.suppress(OSError):  # an evicted connection's socket is already shut
+            self._fail(code, message or self.responses.get(code, ("error",))[0], close=True)
 
     def _write(self, status: int, body: bytes, content_type: str, close: bool, retry_after: bool) -> None:
+        close = close or self._unread_body()
         self.connection.settimeout(self.server_ref.request_timeout_s)  # a client that never reads
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -739,6 +877,7 @@ class _Handler(BaseHTTPRequestHandler):
         if len(body) < int(length):
             self.close_connection = True  # the client closed mid-body: nobody to answer
             return None
+        self._body_read = True
         return body
 
     def _dispatch(self, method: str) -> None:
@@ -746,7 +885,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not srv.authorized(self.headers.get("Authorization")):
             self._fail(401, "missing or wrong token (send Authorization: Bearer <token>)", close=True)
             return
-        srv.connections.authorized(self.connection)
+        if not srv.connections.authorized(self.connection):
+            self.close_connection = True  # evicted while its request arrived: the socket is shut
+            return
+        self._reader.auth_deadline = None
         url = urlsplit(self.path)
         parts = [p for p in url.path.split("/") if p]
         try:
@@ -776,7 +918,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._fail(400, str(exc))
         except Exception as exc:  # building an environment failed, or a bug here
             logger.error("env server failed on %s %s: %s", method, url.path, wire.first_error(exc))
-            self._fail(500, f"the server failed: {wire.first_error(exc)}")
+            self._fail(500, f"the server failed: {_public_error(exc)}")
 
     def do_GET(self) -> None:
         self._dispatch("GET")

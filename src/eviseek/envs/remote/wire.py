@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -71,6 +72,13 @@ class ServerInfo(BaseModel):
     """Connections at once that have not yet sent an authorized request."""
     max_client_connections: int | None = None
     """Connections at once from one client address."""
+    auth_timeout_s: float | None = None
+    """Seconds a new connection may take to send its first request's headers."""
+    max_unauthenticated_per_client: int | None = None
+    """Connections at once from one address that have not yet sent an authorized request."""
+    asset_root: bool | None = None
+    """Whether a reset may name images by path, read from the server's ``--asset-root``
+    (``False``: images travel only as bytes; ``None``: a server older than the option)."""
 
 
 class OpenedSession(BaseModel):
@@ -100,10 +108,10 @@ class _Blobs:
         """The JSON form of ``image``: its record plus ``"blob": index`` when it has pixels."""
         if image is None:
             return None
-        record = image.model_dump(mode="json")
-        if not image.loaded:
-            return record  # a reference to a file: the other side must be able to open it
-        arr = image.array()
+        # Only the size and the hash travel with the pixels: a path is this side's business (the
+        # other side never opens a path it reads from the wire), so none is sent.
+        record = image.model_dump(mode="json", exclude={"path"})
+        arr = image.array()  # an image known only by its path is read here, by its owner
         if self.encoding == "raw":
             data = np.ascontiguousarray(arr).tobytes()
             self.infos.append(BlobInfo(nbytes=len(data), encoding="raw", shape=list(arr.shape)))
@@ -116,6 +124,17 @@ class _Blobs:
         self.parts.append(data)
         record["blob"] = len(self.infos) - 1
         return record
+
+
+def decode_image_bytes(data: bytes, budget: int) -> np.ndarray:
+    """The pixels of a PNG or JPEG file's bytes, refused (:class:`EnvError`) when the size its
+    header states is over ``budget`` pixels, before anything is decoded; any other format is
+    refused too."""
+    if data[:3] == b"\xff\xd8\xff":
+        return _decode_jpeg(data, budget)
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise EnvError("an image must be a PNG or a JPEG file")
+    return _decode_blob(BlobInfo(nbytes=len(data), encoding="png"), data, budget)
 
 
 def _decode_blob(info: BlobInfo, data: bytes, budget: int) -> np.ndarray:
@@ -173,17 +192,36 @@ def _decode_jpeg(data: bytes, budget: int) -> np.ndarray:
         raise EnvError(f"a jpeg image blob cannot be decoded ({_one_line(exc)})") from None
 
 
-def _image_from(record: dict[str, Any] | None, blobs: list[np.ndarray]) -> Image | None:
+PathOpener = Callable[[Any], Image]
+"""Reads an image that a message names by path instead of carrying (the server's
+``--asset-root``); raises :class:`EnvError` when it may not."""
+
+
+def _image_from(record: Any, blobs: list[np.ndarray], open_path: PathOpener | None = None) -> Image | None:
+    """The image a record describes, from its blob.
+
+    A record without a blob names a file by its ``path``. Opening it would let whoever wrote
+    the message read any image file on this machine (and learn from the error text which other
+    files exist), so it is refused unless ``open_path`` is given, and then only ``open_path``
+    reads it. A path that travels with a blob is dropped: this side never dereferences it.
+    """
     if record is None:
         return None
-    index = record.pop("blob", None)
+    if not isinstance(record, dict):
+        raise EnvError(f"an image must be a JSON object, got {type(record).__name__}")
+    index = record.get("blob")
     if index is None:
-        return Image.model_validate(record)
-    if not isinstance(index, int) or not 0 <= index < len(blobs):
+        if open_path is None:
+            raise EnvError(
+                "an image came as a path instead of its bytes; images travel as bytes (a server "
+                "reads named images only from its --asset-root)"
+            )
+        return open_path(record.get("path"))
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(blobs):
         raise EnvError(f"image refers to blob {index!r}, but the message has {len(blobs)} blob(s)")
     image = Image.from_array(blobs[index])
-    image.sha256 = record.get("sha256") or None
-    image.path = record.get("path")
+    digest = record.get("sha256")
+    image.sha256 = digest if isinstance(digest, str) and digest else None
     return image
 
 
@@ -256,11 +294,17 @@ def dump_question(question: Question, blobs: _Blobs) -> dict[str, Any]:
     return record
 
 
-def load_question(record: dict[str, Any], arrays: list[np.ndarray]) -> Question:
-    """Inverse of :func:`dump_question`."""
+def load_question(
+    record: dict[str, Any], arrays: list[np.ndarray], open_path: PathOpener | None = None
+) -> Question:
+    """Inverse of :func:`dump_question`; an image named by path is refused unless ``open_path``
+    reads it (see :func:`_image_from`)."""
     record = dict(record)
-    initial = _image_from(record.pop("initial_image", None), arrays)
-    refs = [_image_from(r, arrays) for r in record.pop("reference_images", None) or []]
+    initial = _image_from(record.pop("initial_image", None), arrays, open_path)
+    raw_refs = record.pop("reference_images", None) or []
+    if not isinstance(raw_refs, list):
+        raise EnvError("reference_images must be a list")
+    refs = [_image_from(r, arrays, open_path) for r in raw_refs]
     question = Question.model_validate(record)
     question.initial_image = initial
     question.reference_images = [r for r in refs if r is not None]
