@@ -50,3 +50,9 @@ class ScriptExhaustedError(ModelError):
 
 class EnvError(EviseekError):
     """An environment could not be built or driven (not a bad action: those become feedback)."""
+
+
+class EnvArgumentError(EnvError, ValueError):
+    """The arguments of an environment call are wrong (a reset's options or scene, its seed):
+    the caller's mistake, which an env server answers with 400 rather than 500. Inside an
+    evaluation it fails that episode only, like any :class:`EnvError`."""

@@ -27,7 +27,7 @@ from typing import Any
 from eviseek import env_ids
 from eviseek.envs.base import question_from_options
 from eviseek.envs.image.zoom import ZOOM_TOOL_NAME, ZoomResult, ZoomSettings, fit_within, zoom
-from eviseek.errors import EnvError
+from eviseek.errors import EnvArgumentError, EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Image, Observation, Question, StepResult
 from eviseek.types.image import SHOWN_MAX_PIXELS
 
@@ -102,14 +102,16 @@ class ImageZoomEnv:
     def _apply_overrides(self, options: dict[str, Any]) -> None:
         max_pixels, max_steps, settings = self._defaults
         if options.get("max_pixels") is not None:
-            max_pixels = int(options["max_pixels"])
+            max_pixels = _option_int(options, "max_pixels")
             if max_pixels < 28 * 28:
-                raise EnvError(f"max_pixels={max_pixels} is too small to show an image; use at least 784")
+                raise EnvArgumentError(
+                    f"max_pixels={max_pixels} is too small to show an image; use at least 784"
+                )
             settings = settings.model_copy(update={"max_output_pixels": max_pixels})
         if options.get("max_steps") is not None:
-            max_steps = int(options["max_steps"])
+            max_steps = _option_int(options, "max_steps")
             if max_steps < 0:
-                raise EnvError("max_steps must be non-negative")
+                raise EnvArgumentError("max_steps must be non-negative")
         self.max_pixels, self.max_steps, self.zoom_settings = max_pixels, max_steps, settings
 
     def legal_actions(self) -> list[ActionSpec]:
@@ -177,3 +179,18 @@ class ImageZoomEnv:
     def close(self) -> None:
         """Drop the images."""
         self.question = self.original = self.shown = None
+
+
+def _option_int(options: dict[str, Any], key: str) -> int:
+    """A whole-number reset option; :class:`EnvArgumentError` (the caller's mistake, which an env
+    server answers with 400) for text, a fraction or a boolean."""
+    value = options[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise EnvArgumentError(f"option {key} must be a whole number, got {str(value)[:40]!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise EnvArgumentError(f"option {key} must be a whole number, got {str(value)[:40]!r}") from None
+    if not number.is_integer() or abs(number) > 2**53:
+        raise EnvArgumentError(f"option {key} must be a whole number, got {str(value)[:40]!r}")
+    return int(number)

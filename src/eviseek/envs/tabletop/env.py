@@ -22,8 +22,8 @@ from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.envs.simulated import PrivilegedAccessError, SimulatedEnv, SupportOracle
 from eviseek.envs.tabletop import camera as cam
 from eviseek.envs.tabletop.families import TaskFamily, World, get_family
+from eviseek.envs.tabletop.limits import checked_scene
 from eviseek.envs.tabletop.manipulation import Manipulator
-from eviseek.envs.tabletop.scene import SceneSpec
 from eviseek.envs.tabletop.sim import ProbeSim, TabletopSim
 from eviseek.envs.tabletop.support import ActionEvent
 from eviseek.errors import EnvError
@@ -84,7 +84,9 @@ class TabletopEnv(SimulatedEnv["TabletopOracle"]):
             family = get_family(question.metadata.get("slug") or question.subcategory)
         except Exception as exc:
             raise EnvError(f"question {question.id!r} is not a tabletop question: {exc}") from exc
-        spec = SceneSpec.from_question(question.scene)  # a private copy: the sim may mutate state
+        # A private copy (the sim may mutate state), bounded before anything is built: over an env
+        # server the scene is whatever a client sent.
+        spec = checked_scene(question.scene)
         if self._sim is None:
             self._sim = TabletopSim(spec, width=self.width, height=self.height, renderer=self.renderer)
         else:
