@@ -62,10 +62,17 @@ def serve(
         callback=number(above=0, below=2**20),
         help="Megapixels (2^20) the images of one request may hold together; checked before decoding",
     ),
+    asset_root: str | None = typer.Option(
+        None,
+        "--asset-root",
+        help="Folder from which a reset may name images by relative path (default: none; images "
+        "travel as bytes)",
+    ),
 ) -> None:
     """Serve one environment id over HTTP until Ctrl-C (requests need the token)."""
     import logging
     import os
+    from pathlib import Path
 
     from eviseek.cli.eval import _pairs, _plugins
     from eviseek.envs.remote.server import LOOPBACK, serve_registered
@@ -78,6 +85,8 @@ def serve(
             f"`export {token_env}=$(python -c 'import secrets; print(secrets.token_hex(32))')`) "
             "and give clients the same value"
         )
+    if asset_root is not None and not Path(asset_root).expanduser().is_dir():
+        raise BadSetting(f"--asset-root {asset_root}: not a folder; give an existing folder of images")
     import_plugins(_plugins(plugin))
     # An unknown id or a port that cannot be listened on is an error (exit 1).
     server = serve_registered(
@@ -95,6 +104,7 @@ def serve(
         max_unauthenticated=max_unauthenticated,
         max_client_connections=max_client_connections,
         max_pixels=max(1, int(max_image_mpx * 2**20)),
+        asset_root=asset_root,
     )
     _build_one(server, env, env_arg)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
