@@ -7,13 +7,26 @@ sessions any trial got.
 
     PYTHONPATH=src .venv/bin/python scripts/hostile_sweep.py --out sweep.jsonl
 
-Nothing here is a test: ``tests/envs/remote/test_hostile.py``, ``tests/cli/test_hostile_flags.py``
-and ``tests/eval/esibench/test_import_hostile.py`` assert the same behaviour.
+The ``security`` probes (issue 37) each carry ``"ok"``: whether the server or client did what it
+must (a path, a symlink and ``../`` in a reset read nothing; a server reply naming a client path
+reads nothing; 64 idle strangers do not keep a token holder out for 2 s; a 144-megapixel file and
+a FIFO under ``--asset-root`` are refused in under 1 s with the server under 200 MB; a 2 MB scene
+is refused before building; ...). The last line counts the probes whose ``ok`` is false:
+
+    PYTHONPATH=src .venv/bin/python scripts/hostile_sweep.py --only security
+
+Every probe talks to 127.0.0.1 only, opens a bounded number of connections (at most 64 at
+once) and waits a bounded time (each request at most 30 s).
+
+Nothing here is a test: ``tests/envs/remote/test_hostile.py``, ``tests/envs/remote/test_security.py``,
+``tests/cli/test_hostile_flags.py`` and ``tests/eval/esibench/test_import_hostile.py`` assert the
+same behaviour.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import io
 import json
@@ -338,12 +351,319 @@ def flag_probes(work: Path) -> list[dict[str, Any]]:
     return out
 
 
+# -- issue 37: the server and its client read no file a run does not own, and no lockout --------
+
+
+def post(port: int, path: str, body: bytes, timeout: float = 30) -> tuple[int, dict[str, Any], float]:
+    """One authorized POST; the status, the JSON head of the reply and the seconds it took."""
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", path, body=body, headers={"Authorization": f"Bearer {TOKEN}"})
+        response = conn.getresponse()
+        data = response.read()
+    finally:
+        conn.close()
+    try:
+        head = json.loads(data.partition(b"\n")[0])
+    except ValueError:
+        head = {"raw": data[:200].decode("utf-8", "replace")}
+    return response.status, head, round(time.monotonic() - started, 3)
+
+
+def reset_naming(path: str) -> bytes:
+    question = {"id": "q", "text": "?", "initial_image": {"path": path, "width": 8, "height": 8}}
+    return json.dumps({"seq": 1, "options": {"question": question}}).encode() + b"\n"
+
+
+def session(port: int) -> str:
+    status, body = request(port, "POST", "/v1/envs", b"")
+    if status != 200:
+        raise SystemExit(f"cannot open a session: {status} {body[:200]!r}")
+    return str(json.loads(body)["session"])
+
+
+def fifo_has_reader(path: Path) -> bool:
+    """Whether some process holds ``path`` (a FIFO) open for reading right now."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return False  # ENXIO: nobody reads it
+    os.close(fd)
+    return True
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def path_probes(work: Path) -> list[dict[str, Any]]:
+    """Path images in a reset, on a server without and with ``--asset-root``."""
+    secret_dir = work / "secret"
+    secret_dir.mkdir()
+    secret = secret_dir / "private.png"
+    PILImage.fromarray(np.full((8, 8, 3), 201, dtype=np.uint8)).save(secret)
+    pipe = secret_dir / "pipe.png"
+    os.mkfifo(pipe)  # opened by a server, it would block there (and show up as a reader)
+    served = work / "served"
+    served.mkdir()
+    (served / "link.png").symlink_to(secret)
+    (served / "pipe_link.png").symlink_to(pipe)
+    PILImage.new("1", (12_000, 12_000)).save(served / "big.png")  # 144 Mpx in a few hundred KB
+    os.mkfifo(served / "fifo.png")
+    PILImage.fromarray(np.full((30, 40, 3), 9, dtype=np.uint8)).save(served / "ok.png")
+    out: list[dict[str, Any]] = []
+    names = {
+        "absolute path": str(secret),
+        "absolute path of a FIFO": str(pipe),
+        "../ path": "../secret/private.png",
+        "../ path of a FIFO": "../secret/pipe.png",
+        "symlink out": str(served / "link.png"),
+        "symlink out (relative name)": "link.png",
+        "symlink to a FIFO": "pipe_link.png",
+        "missing file": str(secret_dir / "none.png"),
+    }
+    for label, extra in (("no --asset-root", ()), ("--asset-root", ("--asset-root", str(served)))):
+        proc, port = serve("--env", "eviseek/ImageZoom-v0", *extra)
+        try:
+            answers = {}
+            for what, name in names.items():
+                status, head, took = post(port, f"/v1/envs/{session(port)}/reset", reset_naming(name))
+                error = str(head.get("error", ""))
+                answers[what] = error.replace(name, "NAME")
+                leak = str(work) in error.replace(name, "")
+                out.append({
+                    "probe": f"reset naming {what} ({label})", "status": status, "s": took,
+                    "fifo_reader": fifo_has_reader(pipe), "error": error[:160],
+                    "ok": status == 400 and took < 1.0 and not leak and not fifo_has_reader(pipe),
+                })  # fmt: skip
+            same = answers["absolute path"] == answers["missing file"]
+            out.append({"probe": f"existing and missing files get the same answer ({label})", "ok": same})
+            if extra:
+                for name, why in (("big.png", "12000x12000 pixels"), ("fifo.png", "not an image file")):
+                    status, head, took = post(port, f"/v1/envs/{session(port)}/reset", reset_naming(name))
+                    peak = peak_rss_mb(proc.pid)
+                    out.append({
+                        "probe": f"reset naming {name} under --asset-root", "status": status, "s": took,
+                        "server_peak_rss_mb": round(peak), "error": str(head.get("error", ""))[:160],
+                        "ok": status == 400 and why in str(head.get("error")) and took < 1.0 and peak < 200,
+                    })  # fmt: skip
+                status, head, took = post(port, f"/v1/envs/{session(port)}/reset", reset_naming("ok.png"))
+                out.append(
+                    {"probe": "reset naming ok.png under --asset-root", "status": status, "ok": status == 200}
+                )
+        finally:
+            proc.kill()
+            proc.wait()
+    return out
+
+
+def malicious_server_probe(work: Path) -> dict[str, Any]:
+    """A server whose reset reply names a file on the client's machine."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    sys.path.insert(0, str(ROOT))
+    from tests.eval.toy_plugin import make_questions
+
+    from eviseek.envs.remote import RemoteEnv
+    from eviseek.errors import EnvError
+
+    client_pipe = work / "client_pipe.png"
+    os.mkfifo(client_pipe)
+    image = {"path": str(client_pipe), "width": 8, "height": 8}
+    body = json.dumps({"observation": {"image": image, "frame_id": 0}, "info": {}}).encode() + b"\n"
+    opened = json.dumps({"session": "s", "env_id": "toy/Reveal-v0", "visual_support": False}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _answer(self, data: bytes) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            self._answer(opened if self.path == "/v1/envs" else body)
+
+        def do_DELETE(self) -> None:
+            self._answer(b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    error, reader = "", False
+    try:
+        env = RemoteEnv(f"http://127.0.0.1:{httpd.server_address[1]}", token=TOKEN, timeout_s=10)
+        done = threading.Event()
+
+        def reset() -> None:
+            nonlocal error
+            try:
+                env.reset(options={"question": make_questions(1)[0]})
+            except EnvError as exc:
+                error = str(exc)
+            done.set()
+
+        threading.Thread(target=reset, daemon=True).start()
+        finished = done.wait(5.0)  # a client that opened the FIFO would block here
+        reader = fifo_has_reader(client_pipe)
+        env.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    return {
+        "probe": "a server reply naming a client path (a FIFO)", "error": error[:200], "fifo_reader": reader,
+        "ok": finished and not reader and "as a path instead of its bytes" in error,
+    }  # fmt: skip
+
+
+def lockout_probe() -> dict[str, Any]:
+    """64 idle connections from one address, then a token holder opens a session and resets."""
+    sys.path.insert(0, str(ROOT))
+    from tests.eval.toy_plugin import make_questions  # noqa: F401  (the plugin registers its env)
+
+    proc, port = serve("--env", "eviseek/Tabletop-v0")
+    idle = []
+    try:
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(64)]
+        time.sleep(0.3)
+        started = time.monotonic()
+        status, _, _ = post(port, "/v1/envs", b"", timeout=2.0)
+        took = time.monotonic() - started
+    except OSError as exc:
+        status, took = 0, float("inf")
+        print(f"lockout probe: {exc}", file=sys.stderr)
+    finally:
+        for sock in idle:
+            sock.close()
+        proc.kill()
+        proc.wait()
+    return {
+        "probe": "64 idle unauthenticated connections, then a token holder opens a session",
+        "status": status, "s": round(took, 3), "ok": status == 200 and took < 2.0,
+    }  # fmt: skip
+
+
+def work_probes(work: Path) -> list[dict[str, Any]]:
+    """Bounded work and HTTP hygiene on a Tabletop server."""
+    from eviseek.envs.tabletop.generate import sample_question
+
+    question = sample_question(0, render_images=False).model_dump(mode="json")
+    objects = question["scene"]["objects"]
+    template = dict(objects[0])
+    big = json.loads(json.dumps(question))
+    big["scene"]["objects"] = [{**template, "name": f"cube_{i}"} for i in range(6500)]
+    bad_asset = json.loads(json.dumps(question))
+    bad_asset["scene"]["objects"][0].update(shape="asset", asset="../../../../../../etc/hostname.urdf")
+    out: list[dict[str, Any]] = []
+    proc, port = serve("--env", "eviseek/Tabletop-v0")
+    try:
+        body = json.dumps({"seq": 1, "options": {"question": big}}).encode() + b"\n"
+        before = cpu_s(proc.pid)
+        status, head, took = post(port, f"/v1/envs/{session(port)}/reset", body)
+        time.sleep(0.5)
+        spent = cpu_s(proc.pid) - before
+        out.append(
+            {
+                "probe": f"reset with a {len(body) / 1e6:.1f} MB scene of 6500 objects",
+                "status": status,
+                "s": took,
+                "server_cpu_s": round(spent, 2),
+                "error": str(head.get("error", ""))[:160],
+                "ok": status == 400 and len(body) > 2e6 and took < 1.0 and spent < 1.0,
+            }
+        )
+        body = json.dumps({"seq": 1, "options": {"question": bad_asset}}).encode() + b"\n"
+        status, head, took = post(port, f"/v1/envs/{session(port)}/reset", body)
+        error = str(head.get("error", ""))
+        out.append(
+            {
+                "probe": "reset with an asset named ../../etc/hostname.urdf",
+                "status": status,
+                "error": error[:160],
+                "ok": status == 400 and "not a URDF of pybullet_data" in error,
+            }
+        )
+        for what, seed in (("a 400-digit seed", "1" + "0" * 400), ("a negative seed", "-1")):
+            status, head, _ = post(
+                port, f"/v1/envs/{session(port)}/reset", f'{{"seq": 1, "seed": {seed}}}\n'.encode()
+            )
+            out.append(
+                {
+                    "probe": f"reset with {what}",
+                    "status": status,
+                    "ok": status == 400,
+                    "error": str(head.get("error", ""))[:120],
+                }
+            )
+        smuggled = f"GET /v1/info HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode()
+        head_text = f"POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        raw = (head_text + f"Content-Length: {len(smuggled)}\r\n\r\n").encode() + smuggled
+        reply = b""
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(raw)
+            with contextlib.suppress(TimeoutError):
+                while chunk := sock.recv(65536):
+                    reply += chunk
+        answers = reply.count(b"HTTP/1.1 ")
+        out.append(
+            {
+                "probe": "a request inside the body of one to an unknown route",
+                "answers": answers,
+                "ok": reply.startswith(b"HTTP/1.1 404") and answers == 1,
+            }
+        )
+    finally:
+        proc.kill()
+        proc.wait()
+    proc, port = serve("--env", "eviseek/ImageZoom-v0")
+    try:
+        noise = np.random.default_rng(0).integers(0, 255, (40, 40, 3), dtype=np.uint8)
+        buf = io.BytesIO()
+        PILImage.fromarray(noise).save(buf, format="PNG")
+        blob = buf.getvalue()
+        head = {"seq": 1, "options": {"question": {"id": "q", "text": "?", "initial_image": {"blob": 0}},
+                "max_pixels": "lots"}, "blobs": [{"nbytes": len(blob), "encoding": "png"}]}  # fmt: skip
+        status, reply_head, _ = post(
+            port, f"/v1/envs/{session(port)}/reset", json.dumps(head).encode() + b"\n" + blob
+        )
+        out.append(
+            {
+                "probe": "reset with max_pixels='lots'",
+                "status": status,
+                "ok": status == 400,
+                "error": str(reply_head.get("error", ""))[:120],
+            }
+        )
+    finally:
+        proc.kill()
+        proc.wait()
+    return out
+
+
+def security_probes(work: Path) -> list[dict[str, Any]]:
+    """Every issue-37 probe, each with ``ok``."""
+    return [*path_probes(work), malicious_server_probe(work), lockout_probe(), *work_probes(work)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=Path("hostile_sweep.jsonl"))
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--opens", type=int, default=40)
-    parser.add_argument("--only", default="server,import,flags")
+    parser.add_argument("--only", default="server,security,import,flags")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -362,6 +682,8 @@ def main() -> None:
             finally:
                 proc.kill()
                 proc.wait()
+        if "security" in args.only:
+            rows.extend(security_probes(work))
         if "import" in args.only:
             rows.extend(importer_probes(work))
         if "flags" in args.only:
@@ -370,6 +692,14 @@ def main() -> None:
         for row in rows:
             fh.write(json.dumps(row) + "\n")
             print(json.dumps(row))
+    judged = [row for row in rows if "ok" in row]
+    failures = [row["probe"] for row in judged if not row["ok"]]
+    print(
+        f"{len(judged)} judged probes, {len(failures)} failures"
+        + "".join(f"\n  failed: {f}" for f in failures)
+    )
+    if failures:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

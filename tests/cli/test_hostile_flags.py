@@ -153,6 +153,7 @@ def test_eval_numbers_are_finite_and_in_range(
         (["--max-image-mpx", "0"], ["--max-image-mpx"]),
         (["--max-unauthenticated", "0"], ["--max-unauthenticated"]),
         (["--max-client-connections", "0"], ["--max-client-connections"]),
+        (["--asset-root", "/no/such/eviseek/folder"], ["--asset-root", "not a folder"]),
         (["--env-arg", "width=-5"], ["width must be", "--env-arg width=-5"]),
         (["--env-arg", "height=1e400"], ["height must be"]),
     ],

@@ -113,13 +113,13 @@ def test_a_path_a_symlink_and_dotdot_in_a_reset_read_nothing(tmp_path: Path, ope
         "relative dotdot": "../secret/private.png",
         "symlink": str(served / "link.png"),
     }
-    for asset_root in (None, served):  # refused outright, or refused by the asset root's rules
-        with EnvServer(ImageZoomEnv, token=TOKEN, asset_root=asset_root) as server:
+    for extra in ({}, {"asset_root": served}):  # refused outright, or by the asset root's rules
+        with EnvServer(ImageZoomEnv, token=TOKEN, **extra) as server:
             for what, name in names.items():
                 key = _session(server.port)
                 opened.clear()
                 status, reply = _post(server.port, f"/v1/envs/{key}/reset", _reset_naming(name))
-                assert status == 400, (what, asset_root, reply)
+                assert status == 400, (what, extra, reply)
                 assert not [p for p in opened if "private" in p or "link.png" in p], (what, opened)
                 assert str(tmp_path) not in reply["error"].replace(name, "")  # no server path named
 
@@ -374,3 +374,20 @@ def test_error_text_names_no_server_path() -> None:
                 server.port, f"/v1/envs/{key}/reset", f'{{"seq": 1, "seed": {seed}}}\n'.encode()
             )
             assert status == 500 and "/srv" not in reply["error"] and "private" not in reply["error"], reply
+
+
+def test_a_2_mb_tabletop_scene_is_a_400_before_building() -> None:
+    from eviseek.envs.tabletop import TabletopEnv
+    from eviseek.envs.tabletop.generate import sample_question
+
+    question = sample_question(0, render_images=False).model_dump(mode="json")
+    template = question["scene"]["objects"][0]
+    question["scene"]["objects"] = [{**template, "name": f"cube_{i}"} for i in range(6500)]
+    body = json.dumps({"seq": 1, "options": {"question": question}}).encode() + b"\n"
+    assert len(body) > 2 * 10**6
+    with EnvServer(lambda: TabletopEnv(width=32, height=24), token=TOKEN) as server:
+        started = time.monotonic()
+        status, reply = _post(server.port, f"/v1/envs/{_session(server.port)}/reset", body)
+        took = time.monotonic() - started
+    assert status == 400 and "may have 64 objects, this one has 6500" in reply["error"], reply
+    assert took < 1.0

@@ -65,7 +65,7 @@ from eviseek.envs import deadline
 from eviseek.envs.base import Env
 from eviseek.envs.remote import wire
 from eviseek.envs.remote.assets import AssetRoot
-from eviseek.errors import ConfigError, EnvError
+from eviseek.errors import ConfigError, EnvArgumentError, EnvError
 from eviseek.types import Action
 
 logger = logging.getLogger("eviseek.envs.remote")
@@ -657,7 +657,7 @@ class EnvServer:
         try:
             with deadline.running(timeout_s):  # long loops in the env stop once it passes
                 return EnvServer._run_op_now(env, op, run, blobs)
-        except ConfigError as exc:  # the environment refused the client's options or seed
+        except EnvArgumentError as exc:  # the environment refused the client's options or scene
             return 400, _error(
                 400, f"{op} refused its arguments: {_public_error(exc)}", kind=type(exc).__name__
             )
