@@ -390,4 +390,4 @@ def test_a_2_mb_tabletop_scene_is_a_400_before_building() -> None:
         status, reply = _post(server.port, f"/v1/envs/{_session(server.port)}/reset", body)
         took = time.monotonic() - started
     assert status == 400 and "may have 64 objects, this one has 6500" in reply["error"], reply
-    assert took < 1.0
+    assert took < 3.0  # loose: tests/envs/tabletop/test_limits.py shows nothing is built
