@@ -414,25 +414,19 @@ class EnvServer:
                 f"the env server needs a token: set {wire.TOKEN_ENV} (or the variable named by "
                 "--token-env) to a long random secret, and give clients the same value"
             )
-        limits = {
-            "max_sessions": max_sessions >= 1,
-            "max_request_bytes": max_request_bytes >= 1024,
-            "call_timeout_s": _positive(call_timeout_s),
-            "read_timeout_s": _positive(read_timeout_s),
-            "request_timeout_s": _positive(request_timeout_s),
-            "idle_timeout_s": _positive(idle_timeout_s),
-            "max_unauthenticated": max_unauthenticated >= 1,
-            "max_client_connections": max_client_connections >= 1,
-            "max_pixels": max_pixels >= 1,
-            "auth_timeout_s": _positive(auth_timeout_s),
-            "max_unauthenticated_per_client": max_unauthenticated_per_client >= 1,
-        }
-        bad = [k for k, ok in limits.items() if not ok]
-        if bad:
-            raise ConfigError(
-                f"env server: out-of-range setting(s) {', '.join(bad)} (timeouts must be positive and "
-                "finite, counts at least 1, requests of at least 1 KiB)"
-            )
+        _check_limits(
+            max_sessions=max_sessions >= 1,
+            max_request_bytes=max_request_bytes >= 1024,
+            call_timeout_s=_positive(call_timeout_s),
+            read_timeout_s=_positive(read_timeout_s),
+            request_timeout_s=_positive(request_timeout_s),
+            idle_timeout_s=_positive(idle_timeout_s),
+            max_unauthenticated=max_unauthenticated >= 1,
+            max_client_connections=max_client_connections >= 1,
+            max_pixels=max_pixels >= 1,
+            auth_timeout_s=_positive(auth_timeout_s),
+            max_unauthenticated_per_client=max_unauthenticated_per_client >= 1,
+        )
         self.factory = factory
         self._token = token.encode()
         self.env_id = env_id
@@ -685,6 +679,16 @@ class EnvServer:
 
 def _positive(value: float) -> bool:
     return math.isfinite(value) and value > 0
+
+
+def _check_limits(**in_range: bool) -> None:
+    """Raise :class:`ConfigError` naming every setting whose flag here is False."""
+    bad = [name for name, ok in in_range.items() if not ok]
+    if bad:
+        raise ConfigError(
+            f"env server: out-of-range setting(s) {', '.join(bad)} (timeouts must be positive and "
+            "finite, counts at least 1, requests of at least 1 KiB)"
+        )
 
 
 MAX_SEED = 2**63 - 1
