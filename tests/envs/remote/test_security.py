@@ -164,9 +164,9 @@ def _raw_info(port: int) -> bytes:
 class _MaliciousServer:
     """An HTTP server on 127.0.0.1 that answers every reset with an image naming ``path``."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, body: bytes | None = None) -> None:
         reply = {"observation": {"image": {"path": path, "width": 8, "height": 8}, "frame_id": 0}, "info": {}}
-        body = json.dumps(reply).encode() + b"\n"
+        body = body if body is not None else json.dumps(reply).encode() + b"\n"
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -213,6 +213,25 @@ def test_a_server_reply_naming_a_client_path_reads_nothing(tmp_path: Path, opene
     finally:
         server.close()
     assert not [p for p in opened if "private" in p]
+
+
+def test_a_server_cannot_name_the_file_a_frame_is_saved_as(tmp_path: Path) -> None:
+    """The saved file is named by the frame's hash; a hash taken from the reply would have let a
+    server write outside the run folder."""
+    image = {"blob": 0, "sha256": "../../../../escaped", "path": "/x.png", "width": 2, "height": 2}
+    head = {"observation": {"image": image, "frame_id": 0}, "info": {}}
+    head["blobs"] = [{"nbytes": 12, "encoding": "raw", "shape": [2, 2, 3]}]
+    server = _MaliciousServer("", body=json.dumps(head).encode() + b"\n" + bytes(range(12)))
+    try:
+        env = RemoteEnv(server.url, token=TOKEN, timeout_s=10)
+        obs, _ = env.reset(options={"question": make_questions(1)[0]})
+        env.close()
+    finally:
+        server.close()
+    run = tmp_path / "run"
+    saved = obs.image.save(run)
+    assert (run / saved).resolve().is_relative_to(run) and len(obs.image.digest()) == 64
+    assert not list(tmp_path.glob("escaped*"))
 
 
 def test_the_client_sends_its_own_path_images_as_bytes(tmp_path: Path) -> None:

@@ -219,10 +219,9 @@ def _image_from(record: Any, blobs: list[np.ndarray], open_path: PathOpener | No
         return open_path(record.get("path"))
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(blobs):
         raise EnvError(f"image refers to blob {index!r}, but the message has {len(blobs)} blob(s)")
-    image = Image.from_array(blobs[index])
-    digest = record.get("sha256")
-    image.sha256 = digest if isinstance(digest, str) and digest else None
-    return image
+    # The sender's ``sha256`` is not taken either: it names the file the image is saved as, so a
+    # server's "../../x" would have written outside the run folder. It is computed here when needed.
+    return Image.from_array(blobs[index])
 
 
 def encode(payload: dict[str, Any], blobs: _Blobs | None = None) -> bytes:
