@@ -23,12 +23,18 @@ Limits (docs/scale.md lists them with their flags):
 * each request must arrive whole (headers and body) within ``request_timeout_s`` of its first
   byte, and a keep-alive connection may idle ``read_timeout_s`` between requests, so a client
   that trickles bytes cannot hold a thread;
-* at most ``max_unauthenticated`` connections that have not yet shown the token, and at most
-  ``max_client_connections`` from one address; more are answered 503 and closed at once;
+* a new connection must send its first request's headers within ``auth_timeout_s`` (5 s);
+  at most ``max_unauthenticated`` connections that have not yet shown the token wait at once
+  (``max_unauthenticated_per_client`` from one address), and at a cap the *oldest* waiting one
+  is closed to make room, so idle strangers cannot keep a token holder out (see
+  :class:`_Connections`); at most ``max_client_connections`` from one address, beyond which a
+  newcomer is answered 503 only when none of that address's connections is still waiting;
+* images travel as bytes: a reset naming an image by path is refused (400), unless the server
+  has an ``asset_root`` (:mod:`eviseek.envs.remote.assets`), and error text names no server path;
 * bodies over ``max_request_bytes`` are refused (413) before they are read; images are bounded
   by ``max_pixels`` from their headers, before they are decoded;
 * an environment call that runs past ``call_timeout_s`` is answered with 504 and its session is
-  closed once the call returns;
+  closed once the call returns; the call itself stops at its next :func:`eviseek.envs.deadline.check`;
 * every malformed request gets a 4xx with a one-line reason (never a traceback).
 
 Each call carries ``seq``, a positive integer growing from call to call: a client that lost a
@@ -376,7 +382,7 @@ class EnvServer:
             together, counted from its first byte (the connection is dropped beyond it).
         idle_timeout_s: a session unused this long is closed (its client went away).
         max_unauthenticated: connections that have not yet sent an authorized request, at once;
-            more are answered 503 and closed.
+            at the cap the oldest of them is closed to make room for the newcomer.
         max_client_connections: connections from one client address at once (503 beyond it, once
             none of them is unauthenticated: those are closed first to make room).
         max_pixels: pixels the images of one request may hold together, checked before decoding.
