@@ -115,3 +115,18 @@ def test_an_rgbd_agent_gets_depth_and_a_range_scan(habitat: ModuleType, tmp_path
     obs, _ = env.reset(options={"question": q})
     assert obs.depth is None and "range_scan" not in obs.metadata
     env.close()
+
+
+@pytest.mark.parametrize("scene_id", ["../00000-StandinA", "00000-StandinA/../../x", "/abs-olute", "nodash"])
+def test_a_scene_id_that_is_not_one_folder_name_is_refused(
+    habitat: ModuleType, tmp_path: Path, scene_id: str
+) -> None:
+    """Over an env server the client writes the scene id: ``../`` loaded scenes from anywhere."""
+    from eviseek.errors import EnvArgumentError
+
+    question = load_express(FIXTURE)[0]
+    question.scene = {**question.scene, "scene_id": scene_id}
+    env = ExpressEnv(scene_root=str(scene_root(tmp_path)), width=32, height=24)
+    with pytest.raises(EnvArgumentError, match="is not an HM3D scene id"):
+        env.reset(options={"question": question})
+    assert not [c for c in habitat.CALLS if c[0] == "Simulator" and ".." in str(c[1])]

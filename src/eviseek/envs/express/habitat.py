@@ -12,13 +12,17 @@ names and signatures.
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from eviseek.errors import EnvError
+from eviseek.errors import EnvArgumentError, EnvError
+
+_SCENE_ID = re.compile(r"[A-Za-z0-9_]+-[A-Za-z0-9_]+")
+"""An HM3D scene folder name: digits, a dash, the scene's name; no path separator, no dots."""
 
 ACTIONS = {
     "move_forward": ("move_forward", 0.25),
@@ -69,7 +73,15 @@ class HabitatBridge:
         """Whether the simulator carries a depth camera (rebuilt when this changes)."""
 
     def scene_files(self, scene_id: str) -> tuple[Path, Path]:
-        """The ``.basis.glb`` and ``.basis.navmesh`` of an HM3D folder (EXPRESS-Bench's layout)."""
+        """The ``.basis.glb`` and ``.basis.navmesh`` of an HM3D folder (EXPRESS-Bench's layout).
+
+        ``scene_id`` is an HM3D folder name such as ``00800-TEEsavR23oF``, nothing else: over an
+        env server a client writes it, and ``../`` in it loaded scenes from anywhere on the server.
+        """
+        if not isinstance(scene_id, str) or not _SCENE_ID.fullmatch(scene_id):
+            raise EnvArgumentError(
+                f"scene {str(scene_id)[:80]!r} is not an HM3D scene id (NNNNN-name, e.g. 00800-TEEsavR23oF)"
+            )
         name = scene_id.split("-", 1)[1]
         folder = self.scene_root / scene_id
         if not folder.is_dir():
