@@ -27,6 +27,7 @@ from eviseek.envs import view
 from eviseek.envs.base import question_from_options
 from eviseek.envs.budget import NAVIGATION_BUDGET
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
+from eviseek.envs.house.limits import checked_house
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
 from eviseek.envs.house.seen import SeenMap
 from eviseek.envs.house.sim import HouseProbe, HouseSim
@@ -126,10 +127,8 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
             question = build_question(kinds[s % len(kinds)], s, 0)
         if question.env_id not in (None, ENV_ID):
             raise EnvError(f"question {question.id!r} is for {question.env_id}, not {ENV_ID}")
-        try:
-            spec = HouseSpec.from_question(question.scene)
-        except Exception as exc:
-            raise EnvError(f"question {question.id!r} carries no house scene: {exc}") from exc
+        # Bounded and validated before building: over an env server a client writes the scene.
+        spec = checked_house(question.scene, question.id)
         if self._sim is None:
             self._sim = HouseSim(spec, width=self.width, height=self.height, renderer=self.renderer)
         else:
