@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from eviseek.agents.parsing import ParseResult, parse_reply, schema_of
 from eviseek.agents.prompting import render
 from eviseek.answers import normalize_answer
+from eviseek.answers.accept import accept_answer, esibench_rule
+from eviseek.answers.esibench import esibench_final_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model, generate_recorded
 from eviseek.types import (
@@ -229,18 +231,26 @@ async def resolve_answer(
     context: str,
     at_step: int,
     enabled: bool = True,
+    stop_reason: str = "",
 ) -> tuple[str | None, str | None]:
-    """Normalise ``raw`` under the contract; ask a forced-choice question when it does not map.
+    """Read ``raw`` as the question does (:func:`~eviseek.answers.accept.accept_answer`: the
+    contract, or an ESI-Bench task's own rule); ask a forced-choice question when it says so.
 
     Returns ``(answer, raw_answer)``. The forced-choice call runs at temperature 0 with the
     images and short context given, and no further interaction (ESI-Bench's fallback).
     """
-    answer = normalize_answer(raw, question.contract)
+    answer = accept_answer(question, raw, stop_reason=stop_reason)
+    rule = esibench_rule(question)
     if answer is not None or not enabled:
         return answer, raw
+    why = (
+        "is one the task's rule answers with its forced choice"
+        if rule
+        else "does not fit the answer contract"
+    )
     caller.trajectory.log(
         "answer_unmapped",
-        f"final answer {str(raw)[:80]!r} does not fit the answer contract; asking a forced choice",
+        f"final answer {str(raw)[:80]!r} {why}; asking a forced choice",
         stage=Stage.FORCED_CHOICE,
         at_step=at_step,
     )
@@ -262,6 +272,10 @@ async def resolve_answer(
         top_p=1.0,
     )
     forced_raw = parsed.value.answer if parsed.value is not None else completion.text  # type: ignore[attr-defined]
+    if rule is not None:
+        # The task keeps whatever its reader makes of the forced reply (ESI-Bench's pipeline
+        # does not ask twice), abstentions included; its scorer judges that.
+        return _text_of(esibench_final_answer(rule, forced_raw)), forced_raw
     forced = normalize_answer(forced_raw, question.contract)
     if forced is None:
         caller.trajectory.log(
@@ -272,6 +286,11 @@ async def resolve_answer(
         )
         return None, forced_raw or raw
     return forced, forced_raw
+
+
+def _text_of(value: object) -> str | None:
+    text = "" if value is None else str(value).strip()
+    return text or None
 
 
 def _forced_reply() -> type[BaseModel]:

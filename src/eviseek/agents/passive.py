@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from eviseek.agents.common import build_config, contract_metadata, finish, start_episode
 from eviseek.agents.replies import AnswerReply
-from eviseek.answers import normalize_answer
+from eviseek.answers.accept import accept_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.models.base import Model
 from eviseek.types import Question, Stage, Trajectory
@@ -61,11 +61,11 @@ class PassiveAgent:
         raw = parsed.value.answer if parsed.value is not None else completion.text
         traj.answer_images = [*refs, obs.image]
         traj.answer_frame_ids = [*([-1] * len(refs)), obs.frame_id]
-        answer = normalize_answer(raw, question.contract)
+        answer = accept_answer(question, raw)
         if answer is None:
             traj.log(
                 "answer_unmapped",
-                f"answer {raw[:80]!r} does not fit the answer contract",
+                f"answer {raw[:80]!r} is not one the question accepts",
                 stage=Stage.PASSIVE,
             )
         finish(traj, question, answer=answer, raw_answer=raw, mode="passive", started=started)

@@ -19,7 +19,7 @@ from eviseek.agents.actions import describe_action, parse_action
 from eviseek.agents.common import build_config, contract_metadata, finish, resolve_answer, start_episode
 from eviseek.agents.esibench_stopping import esibench_min_steps
 from eviseek.agents.replies import SingleStepReply
-from eviseek.answers import normalize_answer
+from eviseek.answers.accept import accept_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.envs.budget import TABLETOP_BUDGET
 from eviseek.models.base import Model
@@ -162,7 +162,7 @@ class SingleModelAgent:
                     "finish",
                     "done",
                 )
-                valid = normalize_answer(reply.answer, question.contract) is not None
+                valid = accept_answer(question, reply.answer) is not None
                 # The answer call on an action's frames may end the episode before min_steps,
                 # as ESI-Bench's post-action query does.
                 confident = reply.confidence >= cfg.confidence_threshold and (
@@ -217,6 +217,7 @@ class SingleModelAgent:
             context="\n".join(history[-10:]),
             at_step=len(traj.steps),
             enabled=cfg.forced_choice,
+            stop_reason="max_steps" if ended_by == "budget" else ended_by,
         )
         traj.answer_images = list(last_images)
         traj.answer_frame_ids = list(last_frames)

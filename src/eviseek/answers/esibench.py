@@ -496,6 +496,51 @@ def _option_id_verdict(rule: ESIRule, answer: Any) -> ESIVerdict:
     return ESIVerdict(answer=None, correct=False)
 
 
+_ABSTAINED = {"", "not sure", "unsure", "unknown"}
+
+
+def esibench_needs_forced_choice(rule: ESIRule, final: Any, stop_reason: str = "") -> bool:
+    """Whether the task's own rule asks its forced-choice prompt for ``final``, the answer its
+    reader kept (:func:`esibench_final_answer`). Per task as its ``needs_force_final_choice``
+    decides at commit 9f35528: most ask on an abstention only; Liquid Volume on anything but
+    left/right; Agent Observation on anything that is not a count 0-3; Inclined Plane never;
+    Cognitive Mapping and Deformable also when the episode ran out of steps (``stop_reason``
+    ``max_steps``). An answer in a wrong format that is no abstention is kept and scored as it is.
+    """
+    task = rule.task
+    text = _squash(final)
+    if task in ("cognitivemap", "deformable") and stop_reason == "max_steps":
+        return True
+    if task == "slope":
+        return False
+    if task == "action":
+        return not text or "unsure" in text.lower()
+    if task in ("angle_confusion", "occlusion", "distance"):
+        return _category(final) in {"", "not_sure", "unknown", "unsure"}
+    if task in _YES_NO_READERS or task == "triangle":
+        return text.lower() == "not sure"
+    if task == "counting":
+        return not text or text.lower() == "not sure"
+    if task == "multiagent":
+        return _agent_count(final) is None
+    if task == "pour":
+        return text.lower() not in {"left", "right"}
+    if task == "storage":
+        return _label(final) in _ABSTAINED
+    if task == "unobserved_changes":
+        return _choice_text(final) in _ABSTAINED
+    return text.lower() in _ABSTAINED
+
+
+def esibench_accepted(rule: ESIRule, raw: Any, stop_reason: str = "") -> str | None:
+    """The task's reading of ``raw`` as text, or ``None`` when its rule asks a forced choice
+    (what decides whether an agent asks one on an ESI-Bench question)."""
+    final = esibench_final_answer(rule, raw)
+    if esibench_needs_forced_choice(rule, final, stop_reason):
+        return None
+    return _strip(final)
+
+
 def esibench_score(rule: ESIRule, raw: Any, rules: str = OFFICIAL_RULES) -> ESIVerdict:
     """Read one reply the official way, then judge it: the result of answering ``raw`` under
     ``rules`` (``esibench:paper`` first applies :func:`paper_normalise`)."""

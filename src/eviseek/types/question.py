@@ -19,11 +19,23 @@ class AnswerContract(BaseModel):
     """Allowed answers for ``option`` and ``yes_no`` questions, in display order."""
     format_hint: str = ""
     """A one-line description of the expected format, e.g. ``"bottom-to-top, comma-separated"``."""
+    lettered: bool = True
+    """Whether prompts letter the options ``(A) ... (B) ...``. Off for a benchmark whose scorer
+    does not read eviseek's letters (ESI-Bench: its tasks letter their options themselves, or
+    not at all)."""
+    task_format: str = ""
+    """The benchmark task's own answer format, shown instead of eviseek's (ESI-Bench: the
+    answer field and option lines of the task's prompt)."""
 
     def describe(self) -> str:
         """A short human-readable statement of the contract for prompts."""
+        if self.task_format:
+            return self.task_format
         if self.options:
-            opts = "; ".join(f"({chr(65 + i)}) {o}" for i, o in enumerate(self.options))
+            if self.lettered:
+                opts = "; ".join(f"({chr(65 + i)}) {o}" for i, o in enumerate(self.options))
+            else:
+                opts = "; ".join(self.options)
             base = f"Choose one of: {opts}."
         elif self.kind == "integer":
             base = "Answer with a single integer."

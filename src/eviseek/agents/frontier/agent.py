@@ -30,7 +30,7 @@ from eviseek.agents.common import build_config, contract_metadata, finish, resol
 from eviseek.agents.eviseek.pose import PoseTracker
 from eviseek.agents.frontier.occupancy import Frontier, RangeScan, SeenMap
 from eviseek.agents.replies import EnoughInfoReply
-from eviseek.answers import normalize_answer
+from eviseek.answers.accept import accept_answer
 from eviseek.envs.base import AsyncEnv
 from eviseek.envs.budget import NAVIGATION_BUDGET
 from eviseek.models.base import Model
@@ -155,11 +155,7 @@ class FrontierAgent:
             )
             if reply is not None and reply.answer:
                 answer_raw = reply.answer
-            if (
-                reply is not None
-                and reply.enough
-                and normalize_answer(reply.answer, question.contract) is not None
-            ):
+            if reply is not None and reply.enough and accept_answer(question, reply.answer) is not None:
                 ended_by = "enough" if not final else ended_by
                 break
             if final:

@@ -208,6 +208,7 @@ class ESIBenchEnv:
             # Agents in this process hold the same question, so they see it from their first call.
             meta["task_text"] = self.task_text.model_dump(mode="json")
             question.guidance = self.task_text.guidance
+            question.contract.task_format = self.task_text.answer_format
         info = {
             "references": [str(p) for p in state.references],
             "task": task,

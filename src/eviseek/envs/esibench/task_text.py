@@ -80,6 +80,9 @@ class TaskText(BaseModel):
     """The task's own last-chance prompt (``build_force_choice_prompt``)."""
     guidance: str
     """The system prompt without Single-model's reply-format lines (every agent's task advice)."""
+    answer_format: str = ""
+    """The task's own answer field(s) and option lines, as its prompt writes them (what every
+    agent is shown as the question's answer format; :func:`answer_format_of`)."""
     actions: list[TaskAction] = Field(default_factory=list)
     objects: list[str] = Field(default_factory=list)
     """Scene object names as the task shows them to the model."""
@@ -188,6 +191,52 @@ _REPLY_FORMAT = re.compile(
 )
 
 
+_ANSWER_FIELD = re.compile(
+    r'"(answer|choice_letter|choice_text)"\s*:\s*(.+?)\s*(?=,\s*"[a-z_]+"\s*:|,?\s*}?\s*$)', re.IGNORECASE
+)
+_OPTION_LINE = re.compile(
+    r"^\s*-?\s*(answer choices|options|step \d+ options|dataset options[^:]*|valid answers|"
+    r"answer must be|the answer is one of|use only object names|containers)\b",
+    re.IGNORECASE,
+)
+_LISTED = re.compile(r"^\s*(?:[A-Z][.)]|-|\d+[.)])\s+\S")
+
+
+def answer_format_of(system_prompt: str) -> str:
+    """The task's own answer format: the answer field(s) of its JSON reply template
+    (``"answer": "<yes, no, or not sure>"``; ``"choice_letter"`` and ``"choice_text"`` where the
+    task letters its options) and the lines that list its options or say what an answer must
+    be (``Answer choices:`` with its lettered lines, ``Options: Yes, No``, ``answer must be
+    ...``), each exactly as written, in the prompt's order. Which lines these are is our reading
+    of the prompts' layout (ours); the words are the task's."""
+    fields: list[str] = []
+    options: list[str] = []
+    lines = system_prompt.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        for key, value in _ANSWER_FIELD.findall(line):
+            fields.append(f'"{key}": {value.rstrip(",")}')
+        if _OPTION_LINE.match(line) and not _ANSWER_FIELD.search(line):
+            options.append(line.strip())
+            if line.rstrip().endswith(":"):  # the list follows, one option a line
+                while i + 1 < len(lines) and _LISTED.match(lines[i + 1]):
+                    i += 1
+                    options.append(lines[i].strip())
+        i += 1
+    if not fields and not options:
+        return ""
+    head = (
+        [
+            f"{'; '.join(fields)} (the task's own answer field{'s' if len(fields) > 1 else ''}; "
+            "write what it asks for as your answer)"
+        ]
+        if fields
+        else []
+    )
+    return "\n".join([*head, *options])
+
+
 def guidance_of(system_prompt: str) -> str:
     """The system prompt without the lines that fix Single-model's JSON reply (and its stop
     threshold): what the task says about the question, the actions and how to explore."""
@@ -270,6 +319,7 @@ def task_text_of(
         system_prompt=system,
         forced_choice_prompt=forced,
         guidance=guidance_of(system),
+        answer_format=answer_format_of(system),
         actions=with_object_slots(task_actions(system), [str(o) for o in objects]),
         objects=[str(o) for o in objects],
         hooks={

@@ -268,6 +268,7 @@ def attach_task_text(question: Question, record: ESIRecord, checkout: Path, *, s
         meta["task_text_error"] = f"{type(exc).__name__}: {exc}"[:500]
         return
     question.guidance = text.guidance
+    question.contract.task_format = text.answer_format
     meta["task_text"] = text.model_dump(mode="json")
 
 

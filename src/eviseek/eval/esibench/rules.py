@@ -290,7 +290,15 @@ def rule_for(task: str, payload: dict[str, Any], stem: str = "") -> ESIRule:
 
 
 def contract_for(task: str, answer_type: str, options: Any, rule: ESIRule) -> tuple[AnswerContract, Any]:
-    """The answer contract and the eviseek ground truth of one record."""
+    """The answer contract and the eviseek ground truth of one record. Its options are never
+    lettered: the task's reader does not read eviseek's letters, and where the task letters its
+    options itself, a second lettering would contradict it. With the task text at hand, the
+    loader replaces the contract's wording by the task's own (``task_format``)."""
+    contract, truth = _contract_for(task, answer_type, options, rule)
+    return contract.model_copy(update={"lettered": False}), truth
+
+
+def _contract_for(task: str, answer_type: str, options: Any, rule: ESIRule) -> tuple[AnswerContract, Any]:
     if task == "action":
         sides = sorted({s for v in (options or {}).values() for s in v}) if isinstance(options, dict) else []
         hint = "Name a side (" + "/".join(sides) + ") for each object asked about, in the order asked."
