@@ -13,8 +13,9 @@ file, which the official pipeline loads. Every simulator call goes through
   callers ``physical(command=...)`` still passes a free phrase, and ``pick_up``,
   ``place_on_top`` and ``put_back`` with ``object``/``target`` are written as the pipeline's
   generic phrases, but neither is offered;
-* feedback: the official result dict (handled, operation, success, error/reason, and the task's
-  own fields) becomes a :class:`Feedback`; its extra images (Inclined Plane's slide frames) become
+* feedback: the official result dict becomes a :class:`Feedback` of its operation, success,
+  error/reason and the allowed task fields (:data:`FEEDBACK_STATE`; never ``gt_orders`` or a
+  world pose); its extra images (Inclined Plane's slide frames) become
   the observation's ``action_frames``, so agents answer on them as on the tabletop.
 """
 
@@ -88,28 +89,47 @@ def pose_of(position: Any, quaternion: Any) -> Pose:
     return Pose(x=px, y=py, z=pz, yaw=round(yaw, 3), pitch=round(pitch, 3))
 
 
+FEEDBACK_STATE = frozenset(
+    {
+        # what the action was done to
+        "action",
+        "object",
+        "target",
+        "container",
+        "reference",
+        "side",
+        "source_side",
+        # the task's state after it, as the task reports it
+        "current_stack",
+        "physical_state",
+        "attempts",
+        "n_left",
+        "n_right",
+        "lift_m",
+        "visibility",
+        "grasp_success",
+        "navigation_success",
+    }
+)
+"""The fields of a task's action result that reach the agents besides operation, success and
+reason: the objects the action was on and the task's own states (appendix D of the paper names
+operation, success, reason and "task-dependent states such as current_stack"; this list is every
+such field the 19 task modules return at ESI-Bench 9f35528, ours). Anything else is dropped,
+among them what the paper says its history serializer never forwards (world ``position``,
+``quaternion_xyzw``, stacking's accepted orders ``gt_orders``), the images (shown as frames
+instead) and a task's own answer bookkeeping (Inclined Plane's ``final_answer``,
+``history_update``)."""
+
+
 def feedback_of(result: dict[str, Any]) -> Feedback:
-    """The official result dict as eviseek feedback (fields other than the main ones kept as state)."""
+    """The official result dict as eviseek feedback: operation, success and reason, and the
+    fields of :data:`FEEDBACK_STATE` as state; nothing else."""
     handled = bool(result.get("handled", False))
     success = bool(result.get("success", handled))
     reason = str(
         result.get("error") or result.get("reason") or ("" if handled else "the task did not handle it")
     )
-    state = {
-        k: v
-        for k, v in result.items()
-        if k
-        not in (
-            "handled",
-            "operation",
-            "success",
-            "error",
-            "reason",
-            "position",
-            "quaternion_xyzw",
-            "extra_image_paths",
-        )
-    }
+    state = {k: v for k, v in result.items() if k in FEEDBACK_STATE}
     return Feedback(
         operation=str(result.get("operation") or "noop"), success=success, reason=reason, state=state
     )

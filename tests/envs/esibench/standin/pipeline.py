@@ -126,6 +126,52 @@ TASK_NAMES = (
 ).split()
 
 
+# The fields each task's own action results carry besides handled/operation/success, by the
+# names ESI-Bench's modules use (9f35528), with made-up values; the sentinels mark what must
+# never reach an agent (world pose, stacking's accepted orders, a task's answer bookkeeping).
+SECRET_POSITION = [7.125, -3.5, 1.0625]
+SECRET_QUATERNION = [0.0, 0.0, 0.3827, 0.9239]
+SECRET_ORDERS = [["secretbottom", "secretmiddle", "secrettop"]]
+_POSE = {"position": SECRET_POSITION, "quaternion_xyzw": SECRET_QUATERNION}
+ACTION_RESULT_FIELDS: dict[str, dict[str, Any]] = {
+    "stacking": {
+        "object": "red mug",
+        "target": "tray",
+        "current_stack": ["tray", "red mug"],
+        "gt_orders": SECRET_ORDERS,
+        **_POSE,
+    },
+    "pour": {
+        "side": "left",
+        "source_side": "left",
+        "scenario": "simulated",
+        "n_left": 0,
+        "n_right": 1,
+        **_POSE,
+    },
+    "size": {
+        "pair_index": 1,
+        "object": "red mug",
+        "reference": "tray",
+        "navigation_success": True,
+        "grasp_success": True,
+        "visibility": True,
+        **_POSE,
+    },
+    "slope": {
+        "all_frame_paths": ["secret_frame.png"],
+        "sampled_frame_paths": ["secret_frame.png"],
+        "final_answer": {"answer": "secretanswer"},
+        "history_update": {"answer": "secretanswer"},
+        **_POSE,
+    },
+    "storage": {"object": "red mug", "container": "tray", "attempts": 1, "physical_state": "tray"},
+    "transparent": {"lift_m": 0.2},
+    "action": {"object": "red mug", "target": "tray"},
+    "counting": {"object": "red mug", "target": "tray"},
+}
+
+
 def load_task_module(task_name: str):
     CALLS.append(("load_task_module", task_name))
     base = importlib.import_module("tasks.standin")
@@ -227,6 +273,15 @@ def execute_action(
     step_image_dir: Path | None = None,
 ):
     CALLS.append(("execute_action", action))
+    pos, quat, result = _act(pos, quat, action, step, step_image_dir)
+    if action not in CAMERA_ACTIONS and result.get("handled"):
+        result = {**result, **ACTION_RESULT_FIELDS.get(getattr(task_module, "TASK_NAME", ""), {})}
+    return pos, quat, result
+
+
+def _act(
+    pos: np.ndarray, quat: np.ndarray, action: str, step: int | None, step_image_dir: Path | None
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     if action in CAMERA_ACTIONS:
         pos = pos.copy()
         pos[0 if "move" in action else 2] += 0.25 if action.endswith(("forward", "up", "left")) else -0.25
@@ -259,6 +314,8 @@ def execute_action(
                 "extra_image_paths": [str(Path(step_image_dir or ".") / "pour.png")],
             },
         )
+    if action.startswith(("place ", "put ", "fill ", "pickup")) or action == "pour":
+        return pos, quat, {"handled": True, "operation": action.split()[0], "success": True}
     return pos, quat, {"handled": False, "operation": "noop", "action": action}
 
 
