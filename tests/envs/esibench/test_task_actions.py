@@ -49,6 +49,15 @@ EXPECTED = {
         "pick_up": (["object"], "pick up red mug"),
         "put_inside": (["object", "container"], "put red mug inside tray"),
     },
+    "counting": {
+        "pick_up": (["object"], "pick up red mug"),
+        "place_on_top_of": (["object", "target"], "place red mug on top of tray"),
+        "put_back": (["object"], "put back red mug"),
+    },
+    "size": {
+        "pick_up_obj_near_red_mug": ([], "pick_up_obj_near_red mug"),
+        "pick_up_obj_near_tray": ([], "pick_up_obj_near_tray"),
+    },
     "action": {
         "pick_up": (["object"], "pick up red mug"),
         "place_on_top_of": (["object", "target"], "place red mug on top of tray"),
@@ -198,3 +207,23 @@ def test_the_viewer_shows_the_task_text(standin, tmp_path: Path) -> None:
     assert view.question.task_actions == ["fill water in <object>", "pour <object> into <object>"]
     assert view.question.forced_choice_prompt.startswith("STANDIN FORCED CHOICE for pour")
     assert view.question.task_text_source.startswith("tasks/pour.py:build_system_prompt")
+
+
+@pytest.mark.parametrize("task", TASK_MODULES)
+async def test_eviseek_is_offered_every_own_action_of_the_task(standin, tmp_path: Path, task: str) -> None:
+    from eviseek.agents import make_agent
+    from tests.agents.scripts import StageScript
+
+    script = StageScript(
+        demands=[{"demands": [{"text": "what the objects do"}]}],
+        plan=[{"subtasks": [{"goal": "look", "demand": 1}]}],
+        seek=[{"intent": "DONE"}],
+        curate=lambda cfg: {"frames": []},
+        answer=[{"answer": "yes", "reasoning": "seen"}],
+    )
+    env = ESIBenchEnv(step_image_root=str(tmp_path / "steps"))
+    await make_agent("eviseek:paper").run(as_async(env), question_for(task), script.model())
+    env.close()
+    seek = script.calls("seek")[0][1][-1].text()
+    for name in EXPECTED.get(task, {}):
+        assert name in seek, (task, name)

@@ -9,10 +9,12 @@ prompt and object names) for one record, and derives:
 * ``guidance``: the system prompt without the lines that fix Single-model's JSON reply format
   (EviSeek's stages have formats of their own). This is what every agent receives as the
   question's task advice;
-* ``actions``: the task's own manipulation actions, read from the action list the prompt gives
-  (``put_on_slope``; ``pick up <object>``; ``pour hingeless jar into water glass``...), camera
-  primitives and ``stop`` left out. Each becomes a named action with arguments (the ``<...>``
-  slots of its phrase) for the bridge and the agents.
+* ``actions``: the task's own manipulation actions, read from the action lists the prompt gives
+  (``put_on_slope``; ``pick up <object>``; ``pour hingeless jar into water glass``; Dimensional
+  Size's ``pick_up_obj_near_<reference>``) and from the action field of its JSON reply template
+  (Counting lists its actions only there), camera primitives and ``stop`` left out. Each
+  becomes a named action with arguments (the ``<...>`` slots of its phrase) for the bridge and
+  the agents.
 
 Which part of the prompt is the reply format, and which lines form the action list, is our reading
 of the prompts' layout (ours); the texts themselves are ESI-Bench's, rendered at load or reset
@@ -93,9 +95,13 @@ class TaskText(BaseModel):
 
 _HEADER = re.compile(
     r"^(?:you can take the following actions|you may also use these physical actions|"
-    r"available(?: movement| physical)? actions|actions)\s*:\s*(.*)$",
+    r"available(?: [a-z]+)? actions|actions)\s*:\s*(.*)$",
     re.IGNORECASE,
 )
+_NUMBERED = re.compile(r"^\d+[.)]\s+")
+_ACTION_FIELD = re.compile(r'"action"\s*:\s*"<(.*\|.*)>"')
+"""The action field of a JSON reply template that lists the actions (``"action": "<move_forward|
+...|pick up <object>|put back <object>>"``, Counting's only list of its own actions)."""
 _BULLET = re.compile(r"^[-*]\s*")
 _NAMED = re.compile(r"^([a-z][a-z0-9_]*)\s*:\s*(.*)$")
 
@@ -138,7 +144,16 @@ def task_actions(system_prompt: str) -> list[TaskAction]:
     found: dict[str, TaskAction] = {}
     lines = system_prompt.splitlines()
     for i, raw in enumerate(lines):
-        match = _HEADER.match(_BULLET.sub("", raw.strip()))
+        field = _ACTION_FIELD.search(raw)
+        if field:
+            for item in field.group(1).split("|"):
+                action = _action(item.strip())
+                if action is not None and action.name not in found:
+                    # Named nowhere else in the prompt (the guidance drops the template).
+                    found[action.name] = action.model_copy(
+                        update={"description": "in the task's reply template"}
+                    )
+        match = _HEADER.match(_NUMBERED.sub("", _BULLET.sub("", raw.strip())))
         if not match:
             continue
         block = [match.group(1)] if match.group(1).strip() else []
@@ -171,7 +186,12 @@ def with_object_slots(actions: list[TaskAction], objects: list[str]) -> list[Tas
             spans: list[tuple[int, int]] = []
             for name in names:
                 at = lowered.find(name.lower())
-                while at >= 0 and any(a < at + len(name) and at < b for a, b in spans):
+                # A name is slotted only as words of the phrase: in an identifier such as
+                # Dimensional Size's pick_up_obj_near_conch it stays part of the action's name.
+                while at >= 0 and (
+                    (at > 0 and lowered[at - 1] != " ")
+                    or any(a < at + len(name) and at < b for a, b in spans)
+                ):
                     at = lowered.find(name.lower(), at + 1)
                 if at >= 0:
                     spans.append((at, at + len(name)))

@@ -114,6 +114,11 @@ TASK_ACTION_TEXT = {
     "stacking": "Available actions: pick up <object> | place <object> on top of <object> | "
     f"place <object> on the floor | {CAMERA_LINE}",
     "storage": f"Available actions:\npick up <object> | put <object> inside <container> | {CAMERA_LINE}",
+    "counting": "Reply template:\n{\n"
+    '  "action": "<move_forward|turn_left|stop|pick up <object>|place <object> on top of <object>|'
+    'put back <object>>",\n  "answer": "<count>"\n}',
+    "size": "Rules:\n1. Look twice.\n2. Available pickup actions: pick_up_obj_near_red mug, "
+    "pick_up_obj_near_tray.\n3. Stop when sure.",
     "action": "ACTIONS:\n"
     "  pick up <object>\n"
     "  place <object> on top of <object>\n"
@@ -314,7 +319,7 @@ def _act(
                 "extra_image_paths": [str(Path(step_image_dir or ".") / "pour.png")],
             },
         )
-    if action.startswith(("place ", "put ", "fill ", "pickup")) or action == "pour":
+    if action.startswith(("place ", "put ", "fill ", "pickup", "pick_up_obj_near_")) or action == "pour":
         return pos, quat, {"handled": True, "operation": action.split()[0], "success": True}
     return pos, quat, {"handled": False, "operation": "noop", "action": action}
 
