@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from eviseek.types.image import Image
 
@@ -26,6 +26,17 @@ class AnswerContract(BaseModel):
     task_format: str = ""
     """The benchmark task's own answer format, shown instead of eviseek's (ESI-Bench: the
     answer field and option lines of the task's prompt)."""
+
+    @model_serializer(mode="wrap")
+    def _without_default_display(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Saved without the two display fields at their defaults, so a question written before
+        # they existed serialises as it did (a run's questions hash, and so resuming it, holds).
+        data: dict[str, Any] = handler(self)
+        if self.lettered:
+            data.pop("lettered", None)
+        if not self.task_format:
+            data.pop("task_format", None)
+        return data
 
     def describe(self) -> str:
         """A short human-readable statement of the contract for prompts."""
