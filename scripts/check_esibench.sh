@@ -19,4 +19,5 @@ export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 "$PY" -m pytest -q -p no:cacheprovider -W error tests/eval/esibench/test_official_agreement.py \
     tests/eval/esibench/test_rule_sets.py tests/types/test_taxonomy.py \
     tests/eval/esibench/test_task_text.py tests/eval/esibench/test_prompts_command.py \
-    tests/eval/esibench/test_answer_format.py tests/envs/esibench/test_feedback.py
+    tests/eval/esibench/test_answer_format.py tests/envs/esibench/test_feedback.py \
+    tests/envs/esibench/test_single_model_steps.py

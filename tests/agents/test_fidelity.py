@@ -23,6 +23,6 @@ async def test_single_model_history_keeps_the_whole_feedback(question: Question)
     # Single-model text history carries the task's result as the benchmark serialises it.
     reply = {"action": "turn_left", "answer": "yes", "confidence": 0.1}
     script = StageScript(single_step=[reply, reply])
-    await make_agent("single-model", budget=1).run(as_async(VerboseGrid()), question, script.model())
+    await make_agent("single-model", budget=2).run(as_async(VerboseGrid()), question, script.model())
     text = script.calls("single_step")[1][1][-1].text()
     assert "END-OF-REPORT" in text

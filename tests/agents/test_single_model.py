@@ -31,15 +31,16 @@ async def test_stops_once_confidence_reaches_the_threshold(question: Question, g
 
 
 async def test_min_steps_delays_confidence_stopping(question: Question, grid: GridWorld) -> None:
-    traj, _ = await run(question, grid, [step(confidence=0.95)] * 3, min_steps=2)
+    # min_steps counts calls as ESI-Bench does: 3 means the third call, after two actions.
+    traj, _ = await run(question, grid, [step(confidence=0.95)] * 3, min_steps=3)
     assert traj.result is not None and traj.result.steps == 2 and traj.result.calls == 3
 
 
 @pytest.mark.parametrize(
     ("family", "subcategory", "steps"),
     [
-        ("Physical Dynamics", "Inclined Plane", 3),  # ESI-Bench's slope.py honours --min-steps (3)
-        ("Specular Reflection", "Spatial Relations", 3),  # mirror.py
+        ("Physical Dynamics", "Inclined Plane", 2),  # slope.py honours --min-steps 3: the third call
+        ("Specular Reflection", "Spatial Relations", 2),  # mirror.py
         ("Perceptual Grounding", "Partial Occlusion", 0),  # occlusion.py stops on confidence alone
         ("Spatial Relations", "Physical Contact", 0),  # touching.py
     ],
@@ -50,7 +51,7 @@ async def test_the_default_minimum_follows_esibench_per_subcategory(
     q = question.model_copy(update={"family": family, "subcategory": subcategory})
     traj, _ = await run(q, grid, [step(confidence=0.95)] * 5)
     assert traj.result is not None and traj.result.steps == steps and traj.result.calls == steps + 1
-    explicit, _ = await run(q, grid, [step(confidence=0.95)] * 5, min_steps=1)
+    explicit, _ = await run(q, grid, [step(confidence=0.95)] * 5, min_steps=2)
     assert explicit.result is not None and explicit.result.steps == 1
 
 
@@ -81,9 +82,10 @@ async def test_stop_action_with_unmapped_answer_asks_a_forced_choice(
 
 
 async def test_budget_ends_the_episode_after_a_last_look(question: Question, grid: GridWorld) -> None:
-    traj, _ = await run(question, grid, [step()] * 4, budget=3)
+    # As ESI-Bench's max_steps: the third call is the last, and answers without acting.
+    traj, _ = await run(question, grid, [step()] * 3, budget=3)
     assert traj.result is not None
-    assert (traj.result.steps, traj.result.calls) == (3, 4)
+    assert (traj.result.steps, traj.result.calls) == (2, 3)
     assert traj.plan.ended_by == "budget" and traj.result.answer == "yes"
 
 

@@ -36,10 +36,13 @@ class SingleModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     budget: int = Field(TABLETOP_BUDGET, ge=1)
-    """Most atomic actions an episode may execute."""
+    """Most model calls of an episode, counted as ESI-Bench's loop counts its ``max_steps``: the
+    call numbered ``budget`` answers without acting, so an episode executes at most
+    ``budget - 1`` actions (29 actions in 30 calls)."""
     confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
     min_steps: int | None = Field(None, ge=0)
-    """Confidence-based stopping is allowed only once this many steps were executed. ``None``:
+    """A confident reply may end the episode from this call on, counted as ESI-Bench's loop counts
+    its ``min_steps`` (1-based call numbers: 3 means after 2 executed actions). ``None``:
     ESI-Bench's per-subcategory rule (3 where its task module honours the minimum, else 0; see
     :mod:`eviseek.agents.esibench_stopping`)."""
     require_valid_answer: bool = True
@@ -165,8 +168,11 @@ class SingleModelAgent:
                 valid = accept_answer(question, reply.answer) is not None
                 # The answer call on an action's frames may end the episode before min_steps,
                 # as ESI-Bench's post-action query does.
+                # ESI-Bench numbers its calls from 1 and compares that number with min_steps and
+                # max_steps; ``step`` counts the actions executed before this call.
+                call = step + 1
                 confident = reply.confidence >= cfg.confidence_threshold and (
-                    step >= min_steps or post_action
+                    call >= min_steps or post_action
                 )
                 if said_stop:
                     ended_by = "stop"
@@ -174,7 +180,7 @@ class SingleModelAgent:
                 if confident and (valid or not cfg.require_valid_answer):
                     ended_by = "action_frames" if post_action else "confidence"
                     break
-            if step >= cfg.budget or env_over:
+            if step + 1 >= cfg.budget or env_over:
                 break  # the reply above saw the last view: its answer is the final one
             # --- act ---------------------------------------------------------------------------
             action: Action | None

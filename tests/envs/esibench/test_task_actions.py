@@ -144,7 +144,7 @@ def _single_model(task: str, replies: list[str], tmp: Path, **cfg):
 def test_single_model_gets_the_task_text_and_its_forced_choice(standin, tmp_path: Path, task: str) -> None:
     look = json.dumps({"action": "turn_left", "answer": "banana", "confidence": 0.1, "reasoning": "?"})
     forced = json.dumps({"answer": "yes", "confidence": 0.6, "reasoning": "best guess"})
-    traj, seen = _single_model(task, [look] * 4 + [forced], tmp_path)
+    traj, seen = _single_model(task, [look] * 3 + [forced], tmp_path)  # 3 calls (budget 3), then forced
     first = "\n".join(m.text() for m in seen[0][0])
     assert f"STANDIN ADVICE for {task}" in first
     for name in EXPECTED.get(task, {}):
