@@ -335,5 +335,11 @@ def _contract_for(task: str, answer_type: str, options: Any, rule: ESIRule) -> t
         truth = next((t for t in texts if _category(t) == rule.truth), rule.truth)
     elif task == "storage":
         display = next((c["display"] for c in rule.containers if c["name"] == rule.truth), "")
+        if display and display not in {t.lower() for t in texts}:
+            # Some records list their options by size alone ("medium container"), which the
+            # task's reader does not take for a container; the task names them by size and
+            # category ("medium toy box", its prompt's list): those are the options then
+            # (records 2075, 2081, 2095, 2097).
+            texts = [c["display"] for c in rule.containers]
         truth = next((t for t in texts if t.lower() == display), display)
     return AnswerContract(kind="option", options=texts or None), _text(truth)
