@@ -62,7 +62,7 @@ def stats(
 def prompts(
     path: Path = typer.Argument(..., help="An ESI-Bench checkout (its task modules supply the task text)"),
     qid: str = typer.Option(
-        ..., "--id", help="The question: ESI-Bench's id (123) or eviseek's (esibench-123)"
+        ..., "--id", help="The question: ESI-Bench's id (0123) or eviseek's (esibench-0123)"
     ),
     agents: list[str] = typer.Option(
         [],
@@ -76,9 +76,13 @@ def prompts(
     Shows the system and user text (images as placeholders), the call's stage, the actions on
     offer (as the bridge offers them) and which ESI-Bench hooks supplied the task text.
     """
-    from eviseek.eval.esibench.prompts import first_requests
+    from eviseek.cli.errors import BadSetting
+    from eviseek.eval.esibench.prompts import UnknownQuestionError, first_requests
 
-    question, requests = first_requests(path, qid, list(agents) or None)  # errors: the CLI boundary
+    try:
+        question, requests = first_requests(path, qid, list(agents) or None)  # others: the boundary
+    except UnknownQuestionError as exc:
+        raise BadSetting(str(exc)) from None  # a wrong id is a bad value (exit 2)
     if as_json:
         import json
 

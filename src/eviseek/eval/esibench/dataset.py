@@ -247,21 +247,33 @@ def task_checkout(path: str | Path, mode: str = "auto") -> Path | None:
     return None
 
 
-def attach_task_text(question: Question, record: ESIRecord, checkout: Path, *, strict: bool = False) -> None:
+def attach_task_text(
+    question: Question, record: ESIRecord, checkout: Path, *, strict: bool = False, cache: bool = False
+) -> None:
     """Render the record's task text from ``checkout`` into the question: ``guidance`` (what every
     agent gets as task advice) and ``metadata["esibench"]["task_text"]`` (the full texts, actions
     and which hooks supplied them). A record the task cannot render keeps its error instead
-    (``strict``: raises it)."""
+    (``strict``: raises it). ``cache``: reuse the rendering kept for this checkout state and
+    record (:mod:`eviseek.envs.esibench.text_cache`)."""
     from eviseek.envs.esibench.offline import load_offline
-    from eviseek.envs.esibench.task_text import task_text
+    from eviseek.envs.esibench.task_text import TaskText, task_text
 
     meta = question.metadata["esibench"]
-    try:
+    row = {k: getattr(record, k) for k in ROW_FIELDS}
+
+    def render() -> TaskText:
         pipeline, tasks = load_offline(checkout)
         if record.runner_task not in tasks:
             raise ConfigError(f"the checkout has no task module {record.runner_task!r}")
-        row = {k: getattr(record, k) for k in ROW_FIELDS}
-        text = task_text(pipeline, tasks, row, record.runner_task, record.source, checkout=str(checkout))
+        return task_text(pipeline, tasks, row, record.runner_task, record.source, checkout=str(checkout))
+
+    try:
+        if cache:
+            from eviseek.envs.esibench.text_cache import cached_task_text
+
+            text = cached_task_text(checkout, row, {"task": record.runner_task}, render)
+        else:
+            text = render()
     except Exception as exc:
         if strict:
             raise ConfigError(f"{record.source}: no task text from {checkout}: {exc}") from exc

@@ -67,12 +67,27 @@ def _message(m: ChatMessage) -> PromptMessage:
     return PromptMessage(role=m.role, text=text, images=images)
 
 
+class UnknownQuestionError(ConfigError):
+    """No question of the checkout has the id asked for (a bad value, not a missing file)."""
+
+
+def _matches(qid: str, esi_id: str) -> bool:
+    """Whether ``qid`` names ESI-Bench's id ``esi_id``: as written (``0123``), with eviseek's
+    prefix (``esibench-0123``), or as the same number (``123``)."""
+    wanted = qid.strip().removeprefix("esibench-")
+    if wanted == esi_id:
+        return True
+    return wanted.isdigit() and esi_id.isdigit() and int(wanted) == int(esi_id)
+
+
 def find_question(questions: list[Question], qid: str) -> Question:
-    """A question by eviseek id (``esibench-123``) or ESI-Bench id (``123``)."""
+    """A question by ESI-Bench id (``0123``) or eviseek id (``esibench-0123``)."""
     for q in questions:
-        if qid in (q.id, str((q.metadata.get("esibench") or {}).get("id"))):
+        if _matches(qid, str((q.metadata.get("esibench") or {}).get("id"))):
             return q
-    raise ConfigError(f"no ESI-Bench question {qid!r} here (ids look like 123 or esibench-123)")
+    raise UnknownQuestionError(
+        f"no ESI-Bench question {qid!r} here; ids look like 0123 (ESI-Bench's) or esibench-0123"
+    )
 
 
 def first_request(question: Question, agent_spec: str) -> FirstRequest:
@@ -113,12 +128,26 @@ def first_request(question: Question, agent_spec: str) -> FirstRequest:
 def first_requests(
     path: str | Path, qid: str, agents: list[str] | None = None
 ) -> tuple[Question, list[FirstRequest]]:
-    """The question ``qid`` of the checkout at ``path`` and each agent's first request on it."""
-    from eviseek.eval.esibench.dataset import LoadOptions, load_with_exclusions, task_checkout
+    """The question ``qid`` of the checkout at ``path`` and each agent's first request on it.
 
-    task_checkout(path, "require")  # a clear error when no checkout supplies the task text
-    kept, dropped = load_with_exclusions(str(path), LoadOptions(images="skip", all=True, tasktext="auto"))
-    question = find_question(kept + dropped, qid)
+    Only that question's record is read into a question and rendered by its task module (the
+    other records are only scanned for the id), so a call costs one rendering, not 3,502; and
+    that rendering is kept for the checkout's state, so a later call imports nothing of ESI-Bench
+    (:mod:`eviseek.envs.esibench.text_cache`).
+    """
+    from eviseek.eval.esibench.dataset import LoadOptions, attach_task_text, task_checkout, to_question
+    from eviseek.eval.esibench.records import find_dataset_root, iter_records
+
+    checkout = task_checkout(path, "require")  # a clear error when no checkout supplies the text
+    assert checkout is not None
+    root = find_dataset_root(path)
+    record = next((r for r in iter_records(root) if _matches(qid, r.id)), None)
+    if record is None:
+        raise UnknownQuestionError(
+            f"no ESI-Bench question {qid!r} in {path}; ids look like 0123 (ESI-Bench's) or esibench-0123"
+        )
+    question, _ = to_question(record, root.parent if root.is_file() else root, LoadOptions(images="skip"))
+    attach_task_text(question, record, checkout, cache=True)
     if not (question.metadata.get("esibench") or {}).get("task_text"):
         why = question.metadata["esibench"].get("task_text_error") or "no task text"
         raise ConfigError(f"{question.id}: the task module could not render its text ({why})")

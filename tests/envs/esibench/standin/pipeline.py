@@ -188,6 +188,18 @@ def load_task_module(task_name: str):
     return module
 
 
+def payload_from_hf_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The payload of a stored record's fields, as ``select_question`` builds it."""
+    return {
+        **json.loads(row.get("metadata_json") or "{}"),
+        "scene": row["scene"],
+        "room": row["room"],
+        "_question": row["question"],
+        "_ground_truth": row["answer"],
+        "_options": row["options_json"],
+    }
+
+
 def select_question(metadata_path: Path, question_index: int, json_root: Path | None) -> SelectedQuestion:
     CALLS.append(("select_question", str(metadata_path)))
     row = json.loads(Path(metadata_path).read_text())
