@@ -20,4 +20,4 @@ export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
     tests/eval/esibench/test_rule_sets.py tests/types/test_taxonomy.py \
     tests/eval/esibench/test_task_text.py tests/eval/esibench/test_prompts_command.py \
     tests/eval/esibench/test_answer_format.py tests/envs/esibench/test_feedback.py \
-    tests/envs/esibench/test_single_model_steps.py
+    tests/envs/esibench/test_single_model_steps.py tests/eval/esibench/test_dialects.py
