@@ -43,6 +43,8 @@ def print_summary(summary: Any, *, by: str = "family") -> None:
         "Overall", str(first.overall.n) if first else "-", *[_pct(a.overall.accuracy) for a in summary.agents]
     )
     acc.add_row("failed episodes", "", *[str(a.failed) for a in summary.agents])
+    if any(getattr(a, "missing", 0) for a in summary.agents):
+        acc.add_row("missing episodes (incorrect)", "", *[str(a.missing) for a in summary.agents])
     acc.add_row("mean support", "", *[_num(a.support, 2) for a in summary.agents])
     console.print(acc)
     cost = Table(title="Mean cost per episode", title_justify="left")

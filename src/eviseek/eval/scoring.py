@@ -105,6 +105,9 @@ class AgentSummary(BaseModel):
     """Keyed ``family/subcategory``."""
     failed: int = 0
     """Episodes that ended in an error (counted as incorrect)."""
+    missing: int = 0
+    """Questions of the run this agent has no episode for (counted as incorrect, as ``eviseek
+    report`` and the paper's paired tests count a missing answer)."""
     support: float | None = None
     """Mean visual support over episodes that have a grade."""
     cost: CostSummary
@@ -125,8 +128,8 @@ class RunSummary(BaseModel):
         raise KeyError(name)
 
 
-def _group(results: list[EpisodeResult]) -> GroupScore:
-    n = len(results)
+def _group(results: list[EpisodeResult], missing: int = 0) -> GroupScore:
+    n = len(results) + missing
     correct = sum(1 for r in results if r.correct)
     score = sum(r.score or 0.0 for r in results)
     return GroupScore(
@@ -144,15 +147,21 @@ def _total(values: Iterable[int | None]) -> int | None:
     return sum(known) if known else None
 
 
-def summarize(results: Iterable[EpisodeResult], agents: Sequence[str] = ()) -> RunSummary:
+def summarize(
+    results: Iterable[EpisodeResult], agents: Sequence[str] = (), questions: Sequence[Question] | None = None
+) -> RunSummary:
     """Accuracy overall and per family and subcategory, failures, support and mean costs.
 
-    Agents come in the order of ``agents`` (the run's order), then any others by name.
+    Agents come in the order of ``agents`` (the run's order), then any others by name. With the
+    run's ``questions``, each of the run's agents is scored over all of them: a question it has no
+    episode for counts as incorrect (``missing``), as in ``eviseek report``; costs are means over
+    the episodes there are.
     """
     by_agent: dict[str, list[EpisodeResult]] = defaultdict(list)
     for r in results:
         by_agent[r.agent].append(r)
-    order = [a for a in agents if a in by_agent] + sorted(a for a in by_agent if a not in agents)
+    present = [a for a in agents if a in by_agent or questions is not None]
+    order = present + sorted(a for a in by_agent if a not in agents)
     out = []
     for agent in order:
         rows = by_agent[agent]
@@ -161,6 +170,15 @@ def summarize(results: Iterable[EpisodeResult], agents: Sequence[str] = ()) -> R
         for r in rows:
             fam[r.family or "-"].append(r)
             sub[f"{r.family or '-'}/{r.subcategory or '-'}"].append(r)
+        done = {r.question_id for r in rows}
+        absent = [q for q in questions or [] if q.id not in done]
+        fam_missing: dict[str, int] = defaultdict(int)
+        sub_missing: dict[str, int] = defaultdict(int)
+        for q in absent:
+            fam_missing[q.family or "-"] += 1
+            sub_missing[f"{q.family or '-'}/{q.subcategory or '-'}"] += 1
+            fam.setdefault(q.family or "-", [])
+            sub.setdefault(f"{q.family or '-'}/{q.subcategory or '-'}", [])
         cost = CostSummary(
             steps=_mean(r.steps for r in rows) or 0.0,
             calls=_mean(r.calls for r in rows) or 0.0,
@@ -173,10 +191,11 @@ def summarize(results: Iterable[EpisodeResult], agents: Sequence[str] = ()) -> R
         out.append(
             AgentSummary(
                 agent=agent,
-                overall=_group(rows),
-                families={k: _group(v) for k, v in sorted(fam.items())},
-                subcategories={k: _group(v) for k, v in sorted(sub.items())},
+                overall=_group(rows, len(absent)),
+                families={k: _group(v, fam_missing[k]) for k, v in sorted(fam.items())},
+                subcategories={k: _group(v, sub_missing[k]) for k, v in sorted(sub.items())},
                 failed=sum(1 for r in rows if r.error is not None),
+                missing=len(absent),
                 support=_mean(r.support for r in rows),
                 cost=cost,
                 total_input_tokens=_total(r.input_tokens for r in rows),
@@ -279,7 +298,7 @@ def rescore_run(run_dir: str | Path, *, rules: str | None = None, plugins: Seque
         results.append(new)
     return RescoredRun(
         results=results,
-        summary=summarize(results, agents),
+        summary=summarize(results, agents, list(questions.values())),
         changed=changed,
         missing=missing,
         unstored=[f"{r.agent}/{r.question_id}" for r in unstored],
