@@ -144,3 +144,26 @@ def test_a_run_saved_before_the_records_is_recognised_once_and_says_so(
     plugin.unlink()
     line = _refused(cli, "score", str(run))
     assert "'tally'" in line and "--plugin" in line
+
+
+def test_every_reader_refuses_a_run_whose_benchmark_is_not_registered(tmp_path: Path) -> None:
+    """``score``, ``report`` and ``replay`` (in process here) stop with one line, exit 2."""
+    from typer.testing import CliRunner
+
+    from eviseek.cli.main import app
+
+    from .synthetic import make_questions, write_run
+
+    questions = make_questions(2)
+    for q in questions:
+        q.benchmark = "ghostbench"
+    run = write_run(tmp_path / "run", "scripted/x", ["eviseek"], questions, lambda a, i: (True, 1.0, None))
+    for args in (
+        ["score", str(run)],
+        ["report", str(run), "--no-episodes", "--out", str(tmp_path / "rep")],
+        ["replay", str(run), "--out", str(tmp_path / "replayed"), "--model", "scripted/echo"],
+    ):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 2, (args, res.output)
+        assert "'ghostbench', which is not registered here" in res.output and "--plugin" in res.output
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "replayed").exists()
