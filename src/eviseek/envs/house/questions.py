@@ -425,6 +425,7 @@ def build_question(slug: str, seed: int, index: int, *, n_rooms: int = 6) -> Que
             subcategory=subcategory,
             ground_truth=draft.answer,
             env_id=ENV_ID,
+            benchmark="house",  # saved files keep their benchmark (its budget and rules)
             scene=spec.model_dump(mode="json"),
             metadata={
                 "slug": slug,

@@ -192,6 +192,7 @@ class QuestionBuilder:
             reference_images=references,
             initial_image=initial,
             env_id=ENV_ID,
+            benchmark="tabletop",  # saved files keep their benchmark (its budget and rules)
             scene=scene_json,
             metadata={
                 **draft.metadata,
