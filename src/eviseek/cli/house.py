@@ -40,8 +40,6 @@ def generate(
             qs = kept
     else:
         qs = generate_questions(n_per_kind, seed, kinds=kind, n_rooms=n_rooms)
-    for q in qs:  # the file names its benchmark, whose budget and rules then apply to it
-        q.benchmark = q.benchmark or "house"
     write_questions(out, qs, image_dir=None)
     typer.echo(f"wrote {len(qs)} questions to {out / QUESTIONS_FILE}")
 

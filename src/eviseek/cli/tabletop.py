@@ -72,8 +72,6 @@ def generate(
     from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, write_questions
 
     qs = generate_questions(n_per_subcategory, seed, subcategories=subcategory, width=width, height=height)
-    for q in qs:  # the file names its benchmark, whose budget and rules then apply to it
-        q.benchmark = q.benchmark or "tabletop"
     write_questions(out, qs, image_dir=GENERATED_IMAGE_DIR)
     typer.echo(f"wrote {len(qs)} questions to {out / QUESTIONS_FILE}")
 
