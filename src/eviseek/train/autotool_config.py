@@ -315,17 +315,28 @@ def load_config(
         raise ConfigError(f"cannot read {p}: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{p} must hold a mapping of settings at the top level")
-    from eviseek.train.presets import preset_overrides
+    from eviseek.train.presets import HOLDS_AMB, RELEASE_KEYS, preset_overrides
 
     name = preset or data.pop("preset", None)
     data.pop("preset", None)
     if name is not None:
         try:
-            for key, value in preset_overrides(str(name)).items():
-                _set_dotted(data, key, value)
+            preset_values = preset_overrides(str(name))
         except KeyError as exc:
             raise ConfigError(f"{p}: {exc.args[0]}") from exc
+        if name in HOLDS_AMB and isinstance(data.get("amb"), dict):
+            # The row holds AMB all run long: the file's release schedule (written for the full
+            # recipe) must not turn it into the release row.
+            for key in RELEASE_KEYS:
+                data["amb"].pop(key, None)
+        for key, value in preset_values.items():
+            _set_dotted(data, key, value)
     for key, value in (overrides or {}).items():
+        if name in HOLDS_AMB and key in {f"amb.{k}" for k in RELEASE_KEYS} and value is not None:
+            raise ConfigError(
+                f"preset {name} holds AMB all run long (it never releases), so {key}={value} "
+                "contradicts it; drop the override or use --preset release/autotool"
+            )
         _set_dotted(data, key, value)
     base = p.parent
     try:
