@@ -170,7 +170,12 @@ class GRPOSettings(_Strict):
     top_p: float = Field(default=1.0, gt=0, le=1)
     beta: float = Field(default=0.0, ge=0)  # no KL term, as in DeepEyes
     epsilon: float = Field(default=0.2, gt=0)  # paper: clip 0.2
-    loss_type: str = "grpo"
+    loss_type: str = "dapo"
+    """How TRL aggregates the per-token losses. ``dapo`` (the default): token-level, every token of
+    the generation batch weighs the same (summed, divided by the batch's active tokens), as verl's
+    default ``actor.loss_agg_mode: token-mean`` that the paper trained with; long tool-on rollouts
+    weigh by their length. ``grpo``: per sequence (each completion's token mean, then the mean over
+    completions), so a long rollout weighs as much as a short one. Other TRL values pass through."""
     logging_steps: int = Field(default=1, ge=1)
     save_steps: int | None = Field(default=None, ge=1)
     seed: int = 0
