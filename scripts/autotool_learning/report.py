@@ -350,7 +350,9 @@ def replace_generated(report: Path, name: str, lines: Sequence[str], *, title: s
     this block gets it appended at the end; a new file starts with ``title`` (a Markdown heading).
     """
     begin, end = GENERATED_BEGIN.format(name=name), GENERATED_END.format(name=name)
-    block = "\n".join([begin, *lines, end])
+    # Blank lines around the markers: Markdown renderers then read the comments as HTML blocks of
+    # their own, never as part of the table or paragraph next to them.
+    block = "\n".join([begin, "", *lines, "", end])
     if not report.is_file():
         head = f"{title}\n\n" if title else ""
         report.write_text(head + block + "\n", encoding="utf-8")
