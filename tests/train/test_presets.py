@@ -73,7 +73,7 @@ def test_every_shipped_config_keeps_every_row_what_it_is(config: Path, name: str
     if name in ("text_only", "always_tool") and "use_vllm: true" in config.read_text():
         # Rows #1 and #2 pin the mode by suppressing a token in transformers' sampling, which vLLM
         # does not do: the combination is refused with one line rather than run as another row.
-        with pytest.raises(ConfigError, match="grpo.force_mode suppresses a token .* set use_vllm: false"):
+        with pytest.raises(ConfigError, match=r"grpo\.force_mode suppresses a token .* set use_vllm: false"):
             load_config(config, preset=name)
         cfg = load_config(config, {"grpo.use_vllm": False}, preset=name)
     else:

@@ -245,7 +245,9 @@ def test_validation_rollouts_flush_on_the_timer_without_moving_amb() -> None:
 
     async def run() -> list[dict]:
         return list(
-            await asyncio.gather(*(batcher.submit(_entry(t, "test"), training=False) for t in (ON_OK, OFF_OK)))
+            await asyncio.gather(
+                *(batcher.submit(_entry(t, "test"), training=False) for t in (ON_OK, OFF_OK))
+            )
         )
 
     out = asyncio.run(run())
@@ -261,7 +263,7 @@ def test_a_stalled_step_fails_with_a_message_instead_of_scoring_a_part() -> None
     async def run() -> None:
         await asyncio.gather(*(batcher.submit(_entry(OFF_OK), training=True) for _ in range(3)))
 
-    with pytest.raises(StepIncomplete, match="stopped at 3 of 4 rollouts .*reward.num_workers=1"):
+    with pytest.raises(StepIncomplete, match=r"stopped at 3 of 4 rollouts .*reward\.num_workers=1"):
         asyncio.run(run())
     assert batcher.batches_scored == [] and reward.amb.history == []
 
@@ -276,7 +278,9 @@ def test_a_judge_can_be_named_for_verl_and_decides_what_the_rules_cannot(
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         judged = AutoToolVerlReward(VerlRewardSettings(judge="openai/judge-model"))
-        out = judged.score_batch([off_kettle], ["teapot"], [{"answer_kind": "text", "question": "What pours?"}])
+        out = judged.score_batch(
+            [off_kettle], ["teapot"], [{"answer_kind": "text", "question": "What pours?"}]
+        )
         assert out[0]["acc"] == 1.0
         assert len(server.requests) == 1 and server.requests[0]["json"]["model"] == "judge-model"
         assert "Question: What pours?" in json.dumps(server.requests[0]["json"]["messages"])

@@ -21,8 +21,8 @@ being measured):
 * **MathVision** - its boxed instruction, the question and its options laid out as its own
   evaluation does: one ``(A) text`` line per option after the question, and no option lines when
   the options are just the letters ``A``-``E`` (the choices are then drawn in the image).
-  Scoring: the content of the last ``\\boxed{}``; an option letter for option questions, else equal text or numbers
-  within 1e-6.
+  Scoring: the content of the last ``\\boxed{}``; an option letter for option questions, else
+  equal text or numbers within 1e-6.
 * **WeMath** - its template (``<Thought process>: ... <Answer>: ...``) with question and
   options. Scoring: the option letter after ``<Answer>:``.
 * **DynaMath** - the question and its JSON answer guide (``solution`` and ``short answer``).
