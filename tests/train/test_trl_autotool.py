@@ -246,6 +246,9 @@ def test_trace_settings_mask_unseen_answers_and_weigh_need_zoom_rows_in_both_mod
     assert masked == [False, True, False, False]
     assert weights == [3.0, 3.0, 1.0, 1.0]
     assert trace_settings([need, no_need], "both") == ([False] * 4, [1.0] * 4)
+    # A <tool_off> prior: every tool-off trace drawn three times as often, on both kinds.
+    _, weights = trace_settings([need, no_need], "both", need_zoom_weight=2.0, tool_off_weight=3.0)
+    assert weights == [2.0, 6.0, 1.0, 3.0]
 
 
 @pytest.mark.slow

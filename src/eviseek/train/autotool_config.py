@@ -116,6 +116,10 @@ class WarmupConfig(_Strict):
     need_zoom_weight: float = Field(default=1.0, gt=0)
     """Ours: how many times as often the traces of rows that need a zoom are drawn (both modes
     alike, so the mode prior per question is unchanged); more examples of reading the crop."""
+    tool_off_weight: float = Field(default=1.0, gt=0)
+    """Ours: how many times as often the ``<tool_off>`` traces are drawn as the ``<tool_on>`` ones
+    (with ``modes: both``). Above 1 the warm-up's greedy mode prior becomes ``<tool_off>`` on every
+    kind of question, as the paper's base model's is (section 3.3), while both modes stay taught."""
     crop_steps: int = Field(default=0, ge=0)
     """Ours: steps after the mixed ``steps`` on tool-on traces of the rows that need a zoom only,
     with the mode token out of the loss (practice at reading the crop that teaches no mode
