@@ -65,11 +65,11 @@ tiny model can find each one in the question by what it is, not by where it stan
 named by digits, the 1.6M-parameter model of the learning run never learned which digit was
 the row; its boxes ignored the question)."""
 
-NEED_ZOOM_KIND = "tag"
-NO_NEED_KIND = "background"
-MAJORITY_KIND = "majority"
-
 TagGridKind = Literal["tag", "background", "majority"]
+
+NEED_ZOOM_KIND: TagGridKind = "tag"
+NO_NEED_KIND: TagGridKind = "background"
+MAJORITY_KIND: TagGridKind = "majority"
 
 
 class TagGridConfig(BaseModel):
