@@ -12,9 +12,10 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 PY=${PYTHON:-python}
 PKG="$("$PY" -c 'import eviseek.train.verl_autotool as m, os; print(os.path.dirname(m.__file__))')"
-# <tool_on>/<tool_off> must be whole tokens (paper section 3.3). A local checkpoint that lacks
-# them is copied once, with the tokens added, to $EVISEEK_MODE_TOKEN_DIR/<name>, and verl trains
-# from that copy (a hub id is left as it is: download it first to have the tokens checked).
+# <tool_on>/<tool_off> must be whole tokens (paper section 3.3). A checkpoint (a folder, or a hub
+# id already downloaded) that lacks them is copied once, with the tokens added, to
+# $EVISEEK_MODE_TOKEN_DIR/<name>, and verl trains from that copy. A hub id that is not downloaded
+# stops the launch with one error line.
 MODEL="$(sed -n 's/^ *path: \(.*Qwen.*\)$/\1/p' "$HERE/autotool_grpo.yaml" | head -n1)"
 ARGS=()
 for arg in "$@"; do
@@ -23,9 +24,7 @@ for arg in "$@"; do
     *) ARGS+=("$arg") ;;
   esac
 done
-if [ -d "$MODEL" ]; then
-  MODEL="$("$PY" -m eviseek.train.mode_tokens "$MODEL" "${EVISEEK_MODE_TOKEN_DIR:-$HOME/.cache/eviseek/mode-tokens}/$(basename "$MODEL")")"
-fi
+MODEL="$("$PY" -m eviseek.train.mode_tokens "$MODEL" "${EVISEEK_MODE_TOKEN_DIR:-$HOME/.cache/eviseek/mode-tokens}/$(basename "$MODEL")")" || exit 1
 exec "$PY" -m verl.trainer.main_ppo \
   --config-path="$HERE" --config-name=autotool_grpo \
   actor_rollout_ref.model.path="$MODEL" \

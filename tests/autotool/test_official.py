@@ -75,7 +75,7 @@ def test_mathvision_boxed_and_mathverse_query_cot(tmp_path: Path) -> None:
     )
     prompt = official_prompt(mv)
     assert prompt.startswith('Please solve the problem step by step and put your answer in one "\\boxed{}"')
-    assert prompt.endswith("Options: (A) 1 (B) 2 (C) 3")
+    assert prompt.endswith("How many?\n(A) 1\n(B) 2\n(C) 3\n")
     assert official_score("so it is \\boxed{C}", mv) == (True, "C")
     assert official_score("<answer>C</answer> but \\boxed{A}", mv)[0] is False  # the box decides
     assert official_score("x = \\boxed{5/2}", free)[0] is True
@@ -188,3 +188,28 @@ def test_dynamath_worst_case_needs_every_variant_right(tmp_path: Path) -> None:
     ]
     head = headline_metrics(results, qs, "reasoning")
     assert head["accuracy"] == 0.75 and head["dynamath_worst_case"] == 0.5
+
+
+def _mathvision_reference_layout(question: str, options: list[str]) -> str:
+    """MathVision's own prompt rule, restated here: the boxed instruction line, the question, then
+    an ``(X) text`` line per option unless the options are only the letters A-E."""
+    instruction = (
+        'Please solve the problem step by step and put your answer in one "\\boxed{}". '
+        'If it is a multiple choice question, only one letter is allowed in the "\\boxed{}".'
+    )
+    body = ""
+    if options and "".join(options) != "ABCDE":
+        body = "".join(f"({'ABCDE'[i]}) {o}\n" for i, o in enumerate(options))
+    return f"{instruction}\n{question}\n{body}"
+
+
+def test_mathvision_prompt_matches_its_reference_layout_on_hand_made_cases(tmp_path: Path) -> None:
+    cases = [
+        ("Which shape is shaded?", ["cube", "cone", "ball", "ring", "pyramid"], "B"),
+        ("Which net folds into the cube? Choose from the figure.", ["A", "B", "C", "D", "E"], "D"),
+        ("What is the area of the square?", [], "16"),
+        ("Compute $x^2$ when x = 3.", [], "9"),
+    ]
+    rows = [{"id": str(k), "question": q, "options": o, "answer": a} for k, (q, o, a) in enumerate(cases)]
+    for q, (text, options, _) in zip(_one(tmp_path, "mathvision", rows), cases, strict=True):
+        assert official_prompt(q) == _mathvision_reference_layout(text, options)

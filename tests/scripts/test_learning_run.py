@@ -196,7 +196,12 @@ def _save_seed(out: Path, *, greedy: float, always: float, never: float, grpo: f
         forced_off=HeldOutResult(stats={"accuracy": never}),
     )
     (out / "warm" / "heldout.json").write_text(ev.model_dump_json())
-    stats = {"accuracy": grpo, "tool_on_share_need_zoom": on_need, "tool_on_share_no_need": 0.1}
+    stats = {
+        "accuracy": grpo,
+        "tool_on_share_need_zoom": on_need,
+        "tool_on_share_no_need": 0.1,
+        "no_mode_share": 0.25,
+    }
     # Eight steps, AMB released for the last two: no-need rollouts went from 0.2 to 1.0 tool-on.
     series: dict[str, list[float | None]] = {
         "amb/released": [0.0] * 6 + [1.0] * 2,
@@ -237,6 +242,8 @@ def test_accuracy_goal_compares_with_the_best_of_three_warm_up_scores_and_seeds_
     # AMB's balance over the five steps with a ratio before the release (0.0, 0.2, 0.1, 0.0, 0.1),
     # then the no-need rollouts' tool-on share before the release (five steps) and at the end (two).
     assert "| 0.08 | 0.16 | 1.00 | 2 of 3 |" in rows["2"]
+    # Replies after GRPO that wrote no mode token; no no-AMB run was saved for these seeds.
+    assert "| 0.25 | did not run | 0.08 |" in rows["2"]
 
 
 @pytest.mark.slow
@@ -285,3 +292,32 @@ def test_a_seeds_variant_starts_from_the_warmed_model(tmp_path: Path) -> None:
     cfg = variant_config(config, tmp_path / "warm", tmp_path / "autotool", preset="autotool", overrides=seed)
     assert cfg.model == str(tmp_path / "warm") and cfg.tiny_model is None
     assert cfg.grpo.seed == 2 and cfg.data.tag_grid is not None and cfg.data.tag_grid.seed == 22
+
+
+def test_regenerating_the_report_keeps_the_hand_written_sections(tmp_path: Path) -> None:
+    from autotool_learning.report import GENERATED_BEGIN, GENERATED_END, replace_generated, seeds_table
+
+    out = tmp_path / "s2"
+    _save_seed(out, greedy=0.55, always=0.90, never=0.70, grpo=0.88, on_need=1.0)
+    report = tmp_path / "report.md"
+    head = "# AutoTool learning run (CPU scale)\n\n## Read this first\n\nWritten by hand: keep me.\n\n"
+    tail = "\n\n## Findings (written by hand)\n\nAlso by hand.\n"
+    begin, end = GENERATED_BEGIN.format(name="run"), GENERATED_END.format(name="run")
+    report.write_text(head + begin + "\nold tables\n" + end + tail)
+    for _ in range(2):  # a second regeneration changes nothing outside the block either
+        write_report(out, report, command="python scripts/autotool_learning_run.py --seed 2")
+        text = report.read_text()
+        assert text.startswith(head + begin) and text.endswith(end + tail)
+        assert "old tables" not in text and "## Goals" in text and text.count(begin) == 1
+
+    # The across-seeds table goes into its own block; a report without one gets it appended.
+    replace_generated(report, "seeds", seeds_table({2: out}))
+    text = report.read_text()
+    assert text.startswith(head) and tail.strip() in text and GENERATED_BEGIN.format(name="seeds") in text
+    seeds = text.split(GENERATED_BEGIN.format(name="seeds"), 1)[1]
+    assert "GRPO replies with no mode token" in seeds and "no-AMB run: tool-on share" in seeds
+    # Unpaired markers are refused rather than guessed at.
+    broken = tmp_path / "broken.md"
+    broken.write_text("intro\n" + begin + "\nno end marker\n")
+    with pytest.raises(ValueError, match="unpaired"):
+        replace_generated(broken, "run", ["x"])

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import transformers
 
-from eviseek.train.mode_tokens import add_mode_tokens, missing_mode_tokens, prepare_checkpoint
+from eviseek.train.mode_tokens import (
+    CheckpointNotFound,
+    add_mode_tokens,
+    main,
+    missing_mode_tokens,
+    prepare_checkpoint,
+    resolve_checkpoint,
+)
 from eviseek.train.tiny_model import TinyVLMConfig, build_tiny_vlm, load_tiny_vlm
 
 
@@ -39,3 +47,41 @@ def test_prepare_checkpoint_writes_a_copy_only_when_the_tokens_are_missing(tmp_p
     assert model.get_input_embeddings().weight.shape[0] == len(processor.tokenizer)
     # A second call finds the prepared copy and reuses it.
     assert prepare_checkpoint(plain, out) == out
+
+
+def _hub_cache(root: Path, repo_id: str, checkpoint: Path) -> Path:
+    """A hub cache holding ``repo_id`` as ``huggingface-cli download`` lays it out (refs -> snapshot)."""
+    repo = root / ("models--" + repo_id.replace("/", "--"))
+    commit = "0" * 40
+    snap = repo / "snapshots" / commit
+    snap.mkdir(parents=True)
+    for f in checkpoint.iterdir():
+        (snap / f.name).write_bytes(f.read_bytes())
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    return snap
+
+
+def test_a_downloaded_hub_id_gets_the_tokens_and_a_missing_one_fails_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = build_tiny_vlm(tmp_path / "plain", TinyVLMConfig(mode_tokens=False))
+    cache = tmp_path / "hub"
+    snap = _hub_cache(cache, "someorg/tiny-vlm", plain)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import huggingface_hub.constants as hub_constants
+
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(cache))
+    assert resolve_checkpoint("someorg/tiny-vlm") == snap
+    out = tmp_path / "tokens" / "tiny-vlm"
+    assert main(["someorg/tiny-vlm", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    assert missing_mode_tokens(transformers.AutoTokenizer.from_pretrained(str(out))) == []
+
+    assert main(["someorg/not-downloaded", str(tmp_path / "x")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: someorg/not-downloaded is neither a checkpoint")
+    assert "huggingface-cli download someorg/not-downloaded" in err[0]
+    with pytest.raises(CheckpointNotFound):
+        resolve_checkpoint(tmp_path / "no-such-folder")

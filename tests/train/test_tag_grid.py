@@ -88,3 +88,46 @@ def test_shared_tag_colours_are_the_default_and_leave_rows_unchanged() -> None:
     assert TagGridConfig().tag_colours == "shared"
     row = tag_grid_row(3, TagGridConfig(), needs_zoom=True)
     assert row.ground_truth in COLOURS and offered_colours(TagGridConfig(), True) == list(COLOURS)
+
+
+def test_majority_question_needs_the_whole_image_and_a_one_cell_zoom_can_mislead() -> None:
+    cfg = TagGridConfig(hurt_share=0.25, tag_colours="own")
+    side = cfg.size // cfg.grid
+    misled = 0
+    for seed in range(12):
+        row = tag_grid_row(seed, cfg, kind="majority")
+        assert not row.needs_zoom and row.extra_info["kind"] == "majority"
+        assert "fills the most cells" in row.question and row.ground_truth in COLOURS
+        arr = np.asarray(row.pil_images()[0]).astype(int)
+        # Each cell's fill is the colour nearest its mean (the noise and tiny tags average out).
+        fills = []
+        for r in range(cfg.grid):
+            for c in range(cfg.grid):
+                mean = arr[r * side : (r + 1) * side, c * side : (c + 1) * side].mean(axis=(0, 1))
+                fills.append(min(COLOURS, key=lambda k: float(np.abs(mean - np.array(COLOURS[k])).sum())))
+        counts = {k: fills.count(k) for k in COLOURS}
+        lo, hi = cfg.majority_cells
+        assert lo <= counts[row.ground_truth] <= hi
+        assert all(v < counts[row.ground_truth] for k, v in counts.items() if k != row.ground_truth)
+        # The warm-up's tool-on trace zooms on the top-left cell only.
+        assert row.target_boxes == [cell_box(cfg, 0, 0)]
+        misled += fills[0] != row.ground_truth
+    assert misled >= 3  # the one-cell crop shows another colour often enough to cost answers
+
+
+def test_hurt_share_mixes_the_three_kinds_and_leaves_other_configs_unchanged() -> None:
+    from collections import Counter
+
+    import pytest
+    from pydantic import ValidationError
+
+    rows = tag_grid_rows(200, seed=7, config=TagGridConfig(zoom_share=0.5, hurt_share=0.25))
+    kinds = Counter(r.extra_info["kind"] for r in rows)
+    assert set(kinds) == {"tag", "background", "majority"}
+    assert 0.15 < kinds["majority"] / 200 < 0.35 and 0.4 < kinds["tag"] / 200 < 0.6
+    plain = tag_grid_rows(20, seed=7)
+    assert {r.extra_info["kind"] for r in plain} <= {"tag", "background"}
+    with pytest.raises(ValidationError, match="exceeds 1"):
+        TagGridConfig(zoom_share=0.8, hurt_share=0.3)
+    with pytest.raises(ValidationError, match="too small"):
+        TagGridConfig(majority_cells=(4, 6))

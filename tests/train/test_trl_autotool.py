@@ -14,7 +14,7 @@ import torch
 from eviseek.autotool.prompts import ZOOM_ERROR_PREFIX
 from eviseek.models._hf_compat import NoVideoQwen3VLProcessor
 from eviseek.testing.tiny_vlm import build_tiny_vlm
-from eviseek.train.autotool_config import AutoToolTrainConfig
+from eviseek.train.autotool_config import AutoToolTrainConfig, load_config
 from eviseek.train.data import SyntheticConfig, synthetic_row
 from eviseek.train.rewards import FormatReward, ToolReward
 from eviseek.train.trl_autotool import (
@@ -34,27 +34,12 @@ def processor() -> Any:
     return NoVideoQwen3VLProcessor.from_directory(build_tiny_vlm())
 
 
+TINY_CONFIG = Path(__file__).resolve().parents[2] / "examples" / "configs" / "autotool_trl_tiny.yaml"
+
+
 def _smoke_config(tmp: Path) -> AutoToolTrainConfig:
-    return AutoToolTrainConfig.model_validate(
-        {
-            "tiny_model": {},
-            "output_dir": str(tmp / "run"),
-            "torch_threads": 1,
-            "data": {"synthetic": {"n": 4}},
-            "warmup": {"steps": 100, "learning_rate": 0.003, "batch_size": 2},
-            "grpo": {
-                "max_steps": 3,
-                "learning_rate": 1e-5,
-                "num_generations": 2,
-                "per_device_train_batch_size": 4,
-                "max_completion_length": 160,
-                "max_tool_calling_iterations": 2,
-                "temperature": 0.5,
-                "use_cpu": True,
-            },
-            "amb": {"base": 1.2, "release_step": 2},
-        }
-    )
+    """The shipped CPU smoke (``examples/configs/autotool_trl_tiny.yaml``), writing under ``tmp``."""
+    return load_config(TINY_CONFIG, {"output_dir": str(tmp / "run")})
 
 
 @pytest.mark.slow
@@ -72,10 +57,17 @@ def test_grpo_smoke_runs_real_steps_with_the_zoom_tool(tmp_path: Path) -> None:
     losses = run.warmup.losses
     assert len(losses) == 100 and losses[0] > 5 and max(losses[-5:]) < 0.5
 
+    # Token-level loss aggregation by default, as verl's token-mean.
+    assert cfg.grpo.loss_type == "dapo" and run.trainer.args.loss_type == "dapo"
+
     summary = run.train(save=True)
     assert summary.steps == 3
     steps = [h for h in summary.log_history if "loss" in h]
     assert len(steps) == 3
+    # GRPO really stepped: some group's rollouts differed in reward, so the gradient is not zero
+    # (a smoke whose every group scores the same logs loss 0 and grad_norm 0 at every step).
+    assert any(h["grad_norm"] > 0 for h in steps), [h["grad_norm"] for h in steps]
+    assert any(h["frac_reward_zero_std"] < 1 for h in steps)
     for h in steps:
         for key in ("loss", "reward", "rewards/accuracy/mean", "rewards/format/mean", "rewards/tool/mean"):
             assert isinstance(h[key], float) and math.isfinite(h[key]), (key, h)
@@ -102,9 +94,9 @@ def test_grpo_smoke_runs_real_steps_with_the_zoom_tool(tmp_path: Path) -> None:
     cost_lines = [json.loads(x) for x in (Path(cfg.output_dir) / "mode_cost.jsonl").read_text().splitlines()]
     assert [c["step"] for c in cost_lines] == [1, 2, 3] and all(c["seconds"] > 0 for c in cost_lines)
     per_step = [sum(m["rollouts"] for m in c["modes"].values()) for c in cost_lines]
-    assert per_step == [4, 4, 4], cost_lines  # every rollout of the step counted in one mode
+    assert per_step == [8, 8, 8], cost_lines  # every rollout of the step counted in one mode
     modes = saved["mode_cost"]["modes"]
-    assert sum(m["rollouts"] for m in modes.values()) == 12 and all(m["tokens"] > 0 for m in modes.values())
+    assert sum(m["rollouts"] for m in modes.values()) == 24 and all(m["tokens"] > 0 for m in modes.values())
     assert (
         abs(sum(m["seconds_by_token_share"] for m in modes.values()) - saved["mode_cost"]["seconds"]) < 1e-6
     )
@@ -254,6 +246,9 @@ def test_trace_settings_mask_unseen_answers_and_weigh_need_zoom_rows_in_both_mod
     assert masked == [False, True, False, False]
     assert weights == [3.0, 3.0, 1.0, 1.0]
     assert trace_settings([need, no_need], "both") == ([False] * 4, [1.0] * 4)
+    # A <tool_off> prior: every tool-off trace drawn three times as often, on both kinds.
+    _, weights = trace_settings([need, no_need], "both", need_zoom_weight=2.0, tool_off_weight=3.0)
+    assert weights == [2.0, 6.0, 1.0, 3.0]
 
 
 @pytest.mark.slow
@@ -264,6 +259,7 @@ def test_force_mode_suppresses_the_other_mode_token_in_trls_sampling(tmp_path: P
     # 30 steps put p(<tool_off>) at about 0.99998 of the first token at this temperature (60 gave
     # 0.999999, measured with this seed): far enough that four samples never miss it.
     cfg.warmup = cfg.warmup.model_copy(update={"steps": 30, "modes": "tool_off"})
+    cfg.grpo = cfg.grpo.model_copy(update={"temperature": 0.5})  # the temperature measured above
     free = build_trainer(cfg, rows=rows)
     forced_cfg = cfg.model_copy(deep=True)
     forced_cfg.grpo = forced_cfg.grpo.model_copy(update={"force_mode": "tool_on"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -14,6 +15,7 @@ import pytest
 
 from eviseek.train.data import SyntheticConfig, synthetic_row
 from eviseek.train.rollouts import rollout_messages
+from eviseek.train.verl_autotool.batching import StepBatcher, StepIncomplete, is_training
 from eviseek.train.verl_autotool.data import verl_record, write_verl_parquet
 from eviseek.train.verl_autotool.reward import AutoToolVerlReward, VerlRewardSettings, compute_score
 
@@ -188,3 +190,100 @@ def test_launch_script_trains_verl_from_a_copy_with_the_mode_tokens(tmp_path: Pa
     assert cfg["actor_rollout_ref"]["model"]["path"] == str(copy)  # one path, the user's replaced
     assert cfg["trainer"]["nnodes"] == 1  # other overrides pass through
     assert missing_mode_tokens(transformers.AutoTokenizer.from_pretrained(str(copy))) == []
+
+
+def _batcher(reward: AutoToolVerlReward, batch_size: int, **kw: float) -> StepBatcher:
+    def score(entries: list[dict]) -> list[dict]:
+        return reward.score_batch(
+            [e["solution_str"] for e in entries],
+            [e["ground_truth"] for e in entries],
+            [e["extra_info"] for e in entries],
+        )
+
+    return StepBatcher(score, batch_size, **kw)
+
+
+def _entry(text: str, split: str = "train") -> dict:
+    return {"solution_str": text, "ground_truth": "K", "extra_info": {"answer_kind": "text", "split": split}}
+
+
+def test_a_step_delivered_in_parts_with_gaps_advances_amb_once() -> None:
+    """verl hands rollouts over one by one as they finish; gaps longer than the flush interval
+    must not split a training step (the split advanced AMB twice and gave equal rollouts
+    different rewards)."""
+    reward = AutoToolVerlReward(VerlRewardSettings(amb_base=1.2, amb_release_step=2))
+    flush = 0.05
+    batcher = _batcher(reward, 4, flush_after_s=flush, step_timeout_s=30.0)
+    step = [ON_OK, OFF_OK, OFF_OK, OFF_OK]
+
+    async def deliver(parts: list[list[str]]) -> list[dict]:
+        tasks = []
+        for part in parts:
+            tasks += [asyncio.ensure_future(batcher.submit(_entry(t), training=True)) for t in part]
+            await asyncio.sleep(3 * flush)  # longer than the flush interval
+        return list(await asyncio.gather(*tasks))
+
+    first = asyncio.run(deliver([step[:3], step[3:]]))
+    assert batcher.batches_scored == [4] and batcher.steps_scored == 1
+    assert reward.step == 1 and len(reward.amb.history) == 1  # AMB advanced exactly once
+    assert {(r["lambda_on"], r["lambda_off"], r["ratio_on"]) for r in first} == {
+        (first[0]["lambda_on"], first[0]["lambda_off"], 0.25)
+    }
+    # The three identical right tool-off rollouts earn the same reward.
+    assert first[1]["score"] == first[2]["score"] == first[3]["score"]
+    assert first[0]["lambda_on"] > 1.2 > first[0]["lambda_off"]  # tool-on is the rarer mode
+
+    second = asyncio.run(deliver([step[:1], step[1:2], step[2:]]))
+    assert batcher.batches_scored == [4, 4] and reward.step == 2 and len(reward.amb.history) == 2
+    assert len({(r["lambda_on"], r["lambda_off"]) for r in second}) == 1
+    assert second[0]["amb_released"] == 0.0  # step 1 of a release at step 2: not released early
+
+
+def test_validation_rollouts_flush_on_the_timer_without_moving_amb() -> None:
+    reward = AutoToolVerlReward(VerlRewardSettings(amb_base=1.2))
+    batcher = _batcher(reward, 4, flush_after_s=0.05, step_timeout_s=30.0)
+
+    async def run() -> list[dict]:
+        return list(
+            await asyncio.gather(
+                *(batcher.submit(_entry(t, "test"), training=False) for t in (ON_OK, OFF_OK))
+            )
+        )
+
+    out = asyncio.run(run())
+    assert batcher.batches_scored == [2] and batcher.steps_scored == 0
+    assert reward.step == 0 and reward.amb.history == [] and math.isnan(out[0]["ratio_on"])
+    assert is_training({"split": "train"}) and is_training(None) and not is_training({"split": "VAL"})
+
+
+def test_a_stalled_step_fails_with_a_message_instead_of_scoring_a_part() -> None:
+    reward = AutoToolVerlReward(VerlRewardSettings())
+    batcher = _batcher(reward, 4, flush_after_s=0.01, step_timeout_s=0.1)
+
+    async def run() -> None:
+        await asyncio.gather(*(batcher.submit(_entry(OFF_OK), training=True) for _ in range(3)))
+
+    with pytest.raises(StepIncomplete, match=r"stopped at 3 of 4 rollouts .*reward\.num_workers=1"):
+        asyncio.run(run())
+    assert batcher.batches_scored == [] and reward.amb.history == []
+
+
+def test_a_judge_can_be_named_for_verl_and_decides_what_the_rules_cannot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from eviseek.testing.openai_server import OpenAITestServer
+
+    off_kettle = "<tool_off><think>plain</think><answer>a kettle</answer>"
+    with OpenAITestServer(['{"equivalent": true}']) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        judged = AutoToolVerlReward(VerlRewardSettings(judge="openai/judge-model"))
+        out = judged.score_batch(
+            [off_kettle], ["teapot"], [{"answer_kind": "text", "question": "What pours?"}]
+        )
+        assert out[0]["acc"] == 1.0
+        assert len(server.requests) == 1 and server.requests[0]["json"]["model"] == "judge-model"
+        assert "Question: What pours?" in json.dumps(server.requests[0]["json"]["messages"])
+    # Without a judge (the default) the rules alone decide: no equivalence, no reward.
+    plain = AutoToolVerlReward(VerlRewardSettings())
+    assert plain.score_batch([off_kettle], ["teapot"], [{"answer_kind": "text"}])[0]["acc"] == 0.0

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
-from eviseek.answers import parse_yes_no
+from eviseek.autotool.pope import pope_counts
 from eviseek.autotool.wemath import four_dimensional
 from eviseek.types import EpisodeResult, Question
 
@@ -107,30 +107,9 @@ def _split(name: str, rows: list[EpisodeResult]) -> SplitMetrics:
 
 
 def pope_metrics(rows: list[EpisodeResult]) -> dict[str, float]:
-    """POPE's accuracy, precision, recall, F1 and yes-ratio ("yes" is the positive class)."""
-    tp = fp = tn = fn = yes = 0
-    for r in rows:
-        pred = parse_yes_no(r.answer) if r.answer else None
-        truth = str(r.ground_truth).lower()
-        if pred == "yes":
-            yes += 1
-        if truth == "yes":
-            tp += pred == "yes"
-            fn += pred != "yes"
-        else:
-            fp += pred == "yes"
-            tn += pred != "yes"
-    n = len(rows)
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {
-        "accuracy": (tp + tn) / n if n else 0.0,
-        "precision": precision,
-        "recall": recall,
-        "f1": f1,
-        "yes_ratio": yes / n if n else 0.0,
-    }
+    """POPE's accuracy, precision, recall, F1 and yes-ratio ("yes" is the positive class), each
+    answer read by POPE's official rule (:func:`eviseek.autotool.pope.pope_answer`)."""
+    return pope_counts([(r.answer, str(r.ground_truth)) for r in rows])
 
 
 def cycle_accuracy(rows: list[EpisodeResult], cycle_of: dict[str, str]) -> dict[str, float]:
@@ -167,8 +146,9 @@ def dynamath_worst_case(rows: list[EpisodeResult], questions: Sequence[Question]
 
 
 def reasonseg_metrics(rows: list[EpisodeResult], questions: Sequence[Question]) -> dict[str, float]:
-    """ReasonSeg's gIoU and cIoU from the answer boxes (in original pixels; see
-    :mod:`eviseek.autotool.reasonseg`: a box's rectangle is the mask)."""
+    """Ours: LISA's gIoU and cIoU with each answer box's rectangle as its mask (in original
+    pixels; see :mod:`eviseek.autotool.reasonseg`). The paper's ReasonSeg number is the
+    ``accuracy`` beside it: the share of answer boxes with IoU >= 0.5 against the target's box."""
     import json
 
     from eviseek.autotool.reasonseg import giou_ciou, question_iou

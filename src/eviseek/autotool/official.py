@@ -18,9 +18,11 @@ being measured):
   the question's precision; lists as written) and compared for exact equality.
 * **MathVerse** - the ``query_cot`` field (its chain-of-thought query) when present, else the
   question. Scoring: option letters for multiple choice, else equal numbers or equal text.
-* **MathVision** - its boxed instruction, the question and its options. Scoring: the content of
-  the last ``\\boxed{}``; an option letter for option questions, else equal text or numbers
-  within 1e-6.
+* **MathVision** - its boxed instruction, the question and its options laid out as its own
+  evaluation does: one ``(A) text`` line per option after the question, and no option lines when
+  the options are just the letters ``A``-``E`` (the choices are then drawn in the image).
+  Scoring: the content of the last ``\\boxed{}``; an option letter for option questions, else
+  equal text or numbers within 1e-6.
 * **WeMath** - its template (``<Thought process>: ... <Answer>: ...``) with question and
   options. Scoring: the option letter after ``<Answer>:``.
 * **DynaMath** - the question and its JSON answer guide (``solution`` and ``short answer``).
@@ -151,10 +153,10 @@ def official_prompt(q: Question) -> str:
     if bench == "mathverse":
         return str(_meta(q, "query") or question)
     if bench == "mathvision":
-        text = f"{_MATHVISION_INSTRUCTION}\n{question}"
-        if letters:
-            text += "\nOptions: " + " ".join(letters)
-        return text
+        # MathVision's own layout: instruction, question, then one "(A) text" line per option;
+        # options that are only the letters A-E name choices drawn in the image, so no lines.
+        lines = "" if "".join(options) == LETTERS[: len(options)] else "".join(f"{x}\n" for x in letters)
+        return f"{_MATHVISION_INSTRUCTION}\n{question}\n{lines}"
     if bench == "wemath":
         option = _meta(q, "option_text") or "; ".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(options))
         return f"{_WEMATH_HEAD}\nQuestion: {question}\nOption: {option}\n{_WEMATH_FORMAT}"

@@ -1,22 +1,23 @@
-"""ReasonSeg (LISA's reasoning-segmentation benchmark): loader and its gIoU / cIoU.
+"""ReasonSeg (LISA's reasoning-segmentation benchmark): loader, the paper's box score, and masks.
 
 ReasonSeg is released as folders of images, each ``NAME.jpg`` next to ``NAME.json``:
-``{"text": [query, ...], "is_sentence": bool, "shapes": [{"label": "target" | "ignore",
-"points": [[x, y], ...], "shape_type": "polygon"}, ...]}``. One question per image (its first
-query; ``all_queries=True`` gives one per query). The ground truth mask is the union of the
-``target`` polygons; pixels of ``ignore`` polygons count for neither intersection nor union.
+``{"text": [query, ...], "is_sentence": bool, "shapes": [{"label": "target" | "ignore" |
+"flag", "points": [[x, y], ...], "shape_type": "polygon"}, ...]}``. One question per image (its
+first query; ``all_queries=True`` gives one per query).
 
-The paper reports ReasonSeg's two numbers (Table 2):
+**The paper's score** (AutoTool, section 4.1): RefCOCO and ReasonSeg "require the model to output
+the bounding-box" of the referred object, correct when the IoU of the predicted and ground-truth
+regions reaches 0.5. The ground truth here is the box around the target's polygons (every shape
+that is neither ``ignore`` nor ``flag``), and the answer box is compared with it
+(:func:`eviseek.autotool.scoring.score_episode_answer`); the run's ``accuracy`` is that share.
 
-* **gIoU** - the mean over questions of each question's IoU (a question with an empty ground
-  truth and an empty prediction counts 1);
-* **cIoU** - cumulative: the sum of all intersections over the sum of all unions.
-
-The paper's models answer with a box and points that SAM turns into a mask. eviseek has no SAM:
-an answer here is a box, and its mask is the box's rectangle (ours). That is a lower bound on
-what a segmenter fed the same box would reach, so numbers are not comparable with the paper's.
-Questions are asked like the grounding benchmarks (the Seg-Zero-style grounding prompt, with
-the query as the expression).
+**Masks (ours, optional):** :func:`question_iou` and :func:`giou_ciou` give LISA's gIoU / cIoU
+with the answer box's rectangle as the predicted mask (eviseek has no SAM, so this is a lower
+bound on what a segmenter fed the same box would reach; the paper reports neither number). The
+ground-truth mask follows LISA's own rules (its ``get_mask_from_json``): ``flag`` shapes are
+skipped, shapes are painted from the largest area to the smallest (so a small target inside an
+ignore region stays target, and a small ignore region inside a target is cut out of it), target
+pixels are 1 and ``ignore`` pixels are left out of both intersection and union.
 """
 
 from __future__ import annotations
@@ -32,12 +33,24 @@ from eviseek.types import AnswerContract, Question
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
-def _polygons(shapes: Iterable[dict[str, Any]], label: str) -> list[list[list[float]]]:
-    return [
-        [[float(x), float(y)] for x, y in s.get("points", [])]
-        for s in shapes
-        if s.get("label") == label and len(s.get("points", [])) >= 3
-    ]
+def _role(label: Any) -> str | None:
+    """LISA's reading of a shape's label: ``flag`` shapes are dropped, ``ignore`` is ignored,
+    every other label marks the target."""
+    text = str(label or "").lower()
+    if text == "flag":
+        return None
+    return "ignore" if "ignore" in text else "target"
+
+
+def _shapes(shapes: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The usable shapes in file order, as ``{"role": "target" | "ignore", "points": [...]}``."""
+    out = []
+    for s in shapes:
+        role = _role(s.get("label"))
+        points = s.get("points") or []
+        if role is not None and len(points) >= 3:
+            out.append({"role": role, "points": [[float(x), float(y)] for x, y in points]})
+    return out
 
 
 def load_reasonseg(
@@ -65,8 +78,9 @@ def load_reasonseg(
         queries = [str(t) for t in meta.get("text") or [] if str(t).strip()]
         if not queries:
             raise ConfigError(f"reasonseg: {meta_path.name} has no query in 'text'")
-        target = _polygons(meta.get("shapes") or [], "target")
-        ignore = _polygons(meta.get("shapes") or [], "ignore")
+        shapes = _shapes(meta.get("shapes") or [])
+        target = [sh["points"] for sh in shapes if sh["role"] == "target"]
+        ignore = [sh["points"] for sh in shapes if sh["role"] == "ignore"]
         image = Image.open(image_path)
         xs = [p[0] for poly in target for p in poly]
         ys = [p[1] for poly in target for p in poly]
@@ -86,6 +100,7 @@ def load_reasonseg(
                         "expression": query,
                         "target_polygons": target,
                         "ignore_polygons": ignore,
+                        "shapes": shapes,
                         "image_size": [image.width, image.height],
                     },
                 )
@@ -131,19 +146,52 @@ def intersection_union(pred: Any, truth: Any, ignore: Any | None = None) -> tupl
     return inter, union
 
 
+def lisa_label_map(size: Sequence[int], shapes: Sequence[dict[str, Any]]) -> Any:
+    """LISA's ground-truth label map, ``(height, width)`` uint8: 0 background, 1 target, 255 ignore.
+
+    Shapes (``{"role", "points"}`` as the loader stores them) are painted from the largest pixel
+    area to the smallest, as LISA's ``get_mask_from_json`` does, so later (smaller) shapes win
+    where they overlap.
+    """
+    import numpy as np
+
+    w, h = int(size[0]), int(size[1])
+    masks = [polygon_mask(size, [sh["points"]]) for sh in shapes]
+    areas = [int(m.sum()) for m in masks]
+    # Descending area; among equal areas the later shape first (LISA reverses an ascending argsort).
+    order = sorted(range(len(masks)), key=lambda k: (areas[k], k), reverse=True)
+    label = np.zeros((h, w), dtype=np.uint8)
+    for k in order:
+        label[masks[k]] = 255 if shapes[k]["role"] == "ignore" else 1
+    return label
+
+
+def _question_shapes(question: Question) -> list[dict[str, Any]]:
+    shapes = question.metadata.get("shapes")
+    if shapes is not None:
+        return list(shapes)
+    # Questions saved before the loader kept the shapes: targets first, then ignore regions.
+    return [{"role": "target", "points": p} for p in question.metadata.get("target_polygons") or []] + [
+        {"role": "ignore", "points": p} for p in question.metadata.get("ignore_polygons") or []
+    ]
+
+
 def question_iou(question: Question, box: Sequence[float] | None) -> tuple[int, int]:
-    """``(intersection, union)`` of an answer box's mask with a ReasonSeg question's ground truth."""
+    """``(intersection, union)`` of an answer box's rectangle with the question's LISA mask (ours:
+    the box stands in for a segmenter's mask), leaving out the ignore pixels."""
     size = question.metadata["image_size"]
-    truth = polygon_mask(size, question.metadata.get("target_polygons") or [])
-    ignored = question.metadata.get("ignore_polygons") or []
-    ignore = polygon_mask(size, ignored) if ignored else None
-    return intersection_union(box_mask(size, box), truth, ignore)
+    label = lisa_label_map(size, _question_shapes(question))
+    return intersection_union(box_mask(size, box), label == 1, label == 255)
 
 
 def giou_ciou(pairs: Sequence[tuple[int, int]]) -> dict[str, float]:
-    """ReasonSeg's gIoU (mean of per-question IoU; empty vs empty is 1) and cIoU (sum I / sum U)."""
+    """LISA's gIoU (mean of per-question IoU; empty vs empty is 1) and cIoU (sum I / sum U), from
+    box rectangles as masks: ours, so the keys say so (``giou_ours``, ``ciou_ours``)."""
     if not pairs:
-        return {"giou": 0.0, "ciou": 0.0}
+        return {"giou_ours": 0.0, "ciou_ours": 0.0}
     ious = [i / u if u else 1.0 for i, u in pairs]
     total_u = sum(u for _, u in pairs)
-    return {"giou": sum(ious) / len(ious), "ciou": sum(i for i, _ in pairs) / total_u if total_u else 1.0}
+    return {
+        "giou_ours": sum(ious) / len(ious),
+        "ciou_ours": sum(i for i, _ in pairs) / total_u if total_u else 1.0,
+    }

@@ -156,9 +156,11 @@ def answer_text(plan: AgentPlan, raw: str | None) -> str | None:
 def score_episode_answer(question: Question, text: str | None, plan: AgentPlan) -> AnswerScore:
     """The verdict on one AutoTool episode's ``<answer>`` text.
 
-    Grounding questions: the box is written in the shown frame (``plan.shown_size``) and
-    mapped to the original pixels (``plan.original_size``) before the IoU with the ground
-    truth; ``score`` is the IoU and ``answer`` the mapped box. Reasoning benchmarks use their own
+    Grounding questions (RefCOCO and ReasonSeg): the box is written in the shown frame
+    (``plan.shown_size``) and mapped to the original pixels (``plan.original_size``) before the
+    IoU with the ground-truth box; ``score`` is the IoU and ``answer`` the mapped box. POPE
+    answers are read by POPE's official rule (:mod:`eviseek.autotool.pope`). Reasoning
+    benchmarks use their own
     scorer (:mod:`eviseek.autotool.official`) on the final reply, or, when asked with the
     dual-mode prompt, the ``<answer>`` extraction of :mod:`eviseek.autotool.reasoning`;
     everything else :func:`check_answer`.
@@ -172,16 +174,19 @@ def score_episode_answer(question: Question, text: str | None, plan: AgentPlan) 
             return AnswerScore(answer=text, correct=False, score=0.0)
         sx, sy = orig[0] / shown[0], orig[1] / shown[1]
         box = [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
+        # RefCOCO and ReasonSeg alike (the paper, section 4.1): box IoU against the target's box.
         value = iou(box, truth)
-        if question.metadata.get("benchmark") == "reasonseg":
-            # ReasonSeg scores masks: the box's rectangle against the target polygons.
-            from eviseek.autotool.reasonseg import question_iou
-
-            inter, union = question_iou(question, box)
-            value = inter / union if union else 1.0
         return AnswerScore(
             answer=json.dumps([round(v, 1) for v in box]), correct=value >= IOU_THRESHOLD, score=value
         )
+    if question.family == "pope":
+        from eviseek.autotool.pope import pope_answer
+
+        # POPE's official reading (first sentence, a "no"/"not" word means no), not the generic
+        # yes/no parser: "There is not a dog." is a no.
+        read = pope_answer(text)
+        ok = read is not None and read == str(question.ground_truth).strip().lower()
+        return AnswerScore(answer=read if read is not None else text, correct=ok, score=1.0 if ok else 0.0)
     if question.metadata.get("benchmark") in REASONING_BENCHMARKS:
         if uses_official_prompt(question):
             from eviseek.autotool.official import official_score

@@ -116,6 +116,10 @@ class WarmupConfig(_Strict):
     need_zoom_weight: float = Field(default=1.0, gt=0)
     """Ours: how many times as often the traces of rows that need a zoom are drawn (both modes
     alike, so the mode prior per question is unchanged); more examples of reading the crop."""
+    tool_off_weight: float = Field(default=1.0, gt=0)
+    """Ours: how many times as often the ``<tool_off>`` traces are drawn as the ``<tool_on>`` ones
+    (with ``modes: both``). Above 1 the warm-up's greedy mode prior becomes ``<tool_off>`` on every
+    kind of question, as the paper's base model's is (section 3.3), while both modes stay taught."""
     crop_steps: int = Field(default=0, ge=0)
     """Ours: steps after the mixed ``steps`` on tool-on traces of the rows that need a zoom only,
     with the mode token out of the loss (practice at reading the crop that teaches no mode
@@ -170,7 +174,12 @@ class GRPOSettings(_Strict):
     top_p: float = Field(default=1.0, gt=0, le=1)
     beta: float = Field(default=0.0, ge=0)  # no KL term, as in DeepEyes
     epsilon: float = Field(default=0.2, gt=0)  # paper: clip 0.2
-    loss_type: str = "grpo"
+    loss_type: str = "dapo"
+    """How TRL aggregates the per-token losses. ``dapo`` (the default): token-level, every token of
+    the generation batch weighs the same (summed, divided by the batch's active tokens), as verl's
+    default ``actor.loss_agg_mode: token-mean`` that the paper trained with; long tool-on rollouts
+    weigh by their length. ``grpo``: per sequence (each completion's token mean, then the mean over
+    completions), so a long rollout weighs as much as a short one. Other TRL values pass through."""
     logging_steps: int = Field(default=1, ge=1)
     save_steps: int | None = Field(default=None, ge=1)
     seed: int = 0
@@ -315,17 +324,28 @@ def load_config(
         raise ConfigError(f"cannot read {p}: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{p} must hold a mapping of settings at the top level")
-    from eviseek.train.presets import preset_overrides
+    from eviseek.train.presets import HOLDS_AMB, RELEASE_KEYS, preset_overrides
 
     name = preset or data.pop("preset", None)
     data.pop("preset", None)
     if name is not None:
         try:
-            for key, value in preset_overrides(str(name)).items():
-                _set_dotted(data, key, value)
+            preset_values = preset_overrides(str(name))
         except KeyError as exc:
             raise ConfigError(f"{p}: {exc.args[0]}") from exc
+        if name in HOLDS_AMB and isinstance(data.get("amb"), dict):
+            # The row holds AMB all run long: the file's release schedule (written for the full
+            # recipe) must not turn it into the release row.
+            for key in RELEASE_KEYS:
+                data["amb"].pop(key, None)
+        for key, value in preset_values.items():
+            _set_dotted(data, key, value)
     for key, value in (overrides or {}).items():
+        if name in HOLDS_AMB and key in {f"amb.{k}" for k in RELEASE_KEYS} and value is not None:
+            raise ConfigError(
+                f"preset {name} holds AMB all run long (it never releases), so {key}={value} "
+                "contradicts it; drop the override or use --preset release/autotool"
+            )
         _set_dotted(data, key, value)
     base = p.parent
     try:

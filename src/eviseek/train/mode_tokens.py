@@ -7,7 +7,11 @@ path calls it on every model it loads); :func:`prepare_checkpoint` writes a copy
 with them added, for back ends that load the model themselves from a path (verl). Both use only
 ``transformers`` and ``tokenizers``, so they run in verl's environment as well as TRL's.
 
-    python -m eviseek.train.mode_tokens MODEL_DIR OUT_DIR   # prints the directory to train from
+    python -m eviseek.train.mode_tokens MODEL OUT_DIR   # prints the directory to train from
+
+``MODEL`` is a checkpoint folder or a hub id already downloaded (``huggingface-cli download
+MODEL``); a hub id that is not in the local cache stops the command with one ``error:`` line
+(exit 1) rather than leaving the tokens unchecked.
 """
 
 from __future__ import annotations
@@ -47,6 +51,30 @@ def add_mode_tokens(model: Any, processor: Any) -> list[str]:
     return missing
 
 
+class CheckpointNotFound(Exception):
+    """``MODEL`` is neither a folder nor a hub id in the local cache (the message says what to do)."""
+
+
+def resolve_checkpoint(model: str | Path) -> Path:
+    """The local folder of ``model``: the folder itself, or a downloaded hub id's snapshot folder.
+
+    Nothing is downloaded (training launches should not fetch weights implicitly); a hub id that
+    is not cached raises :class:`CheckpointNotFound` naming the download command.
+    """
+    path = Path(model)
+    if path.is_dir():
+        return path
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(repo_id=str(model), local_files_only=True))
+    except Exception as exc:  # not a valid id, or not in the cache: both mean "download it first"
+        raise CheckpointNotFound(
+            f"{model} is neither a checkpoint folder nor a hub id in the local cache; download it "
+            f"first (huggingface-cli download {model}) or pass the checkpoint's folder"
+        ) from exc
+
+
 def prepare_checkpoint(model_dir: str | Path, out_dir: str | Path) -> Path:
     """A checkpoint whose tokenizer has both mode tokens as whole tokens.
 
@@ -55,7 +83,7 @@ def prepare_checkpoint(model_dir: str | Path, out_dir: str | Path) -> Path:
     and returns ``out_dir``. A ready ``out_dir`` (both tokens whole, weights present) is reused.
     """
     transformers = require("transformers", "train", "preparing a checkpoint with the mode tokens")
-    src, out = Path(model_dir), Path(out_dir)
+    src, out = resolve_checkpoint(model_dir), Path(out_dir)
     if not missing_mode_tokens(transformers.AutoTokenizer.from_pretrained(str(src))):
         return src
     if (out / "config.json").is_file() and not missing_mode_tokens(
@@ -85,9 +113,13 @@ def prepare_checkpoint(model_dir: str | Path, out_dir: str | Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
-        print("usage: python -m eviseek.train.mode_tokens MODEL_DIR OUT_DIR", file=sys.stderr)
+        print("usage: python -m eviseek.train.mode_tokens MODEL OUT_DIR", file=sys.stderr)
         return 2
-    print(prepare_checkpoint(args[0], args[1]))
+    try:
+        print(prepare_checkpoint(args[0], args[1]))
+    except CheckpointNotFound as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -16,6 +16,12 @@ autotool --preset NAME`` or ``preset:`` in a config file). The paper's rows:
 
 Ablations of the learning run (ours): ``no_amb`` (both coefficients fixed at the base all run
 long) and ``no_penalty`` (the full recipe with ``on_wrong: 0``).
+
+The rows that hold AMB (:data:`HOLDS_AMB`) must never release, whatever the config file says:
+otherwise a config with ``amb.release_last: 20`` turns ``fixed_ratio`` into ``release`` and
+``penalty`` into ``autotool``. :func:`eviseek.train.autotool_config.load_config` therefore drops
+the file's release settings under those presets and refuses an explicit override that would
+release.
 """
 
 from __future__ import annotations
@@ -33,6 +39,12 @@ PRESETS: dict[str, dict[str, Any]] = {
     "no_penalty": {"rewards.on_wrong": 0.0},
 }
 """Preset name -> dotted overrides (see the module docstring for what each row means)."""
+
+HOLDS_AMB: frozenset[str] = frozenset({"fixed_ratio", "penalty"})
+"""Presets whose AMB never releases (rows #3 and #4): they win over the config's release settings."""
+
+RELEASE_KEYS: tuple[str, ...] = ("release_step", "release_last", "release_fraction")
+"""The ``amb`` settings that decide when AMB releases (see :attr:`eviseek.train.amb.AMBConfig.release_at`)."""
 
 COMPONENT_TABLE_ROWS: dict[str, int] = {
     "text_only": 1,

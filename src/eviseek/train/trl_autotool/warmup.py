@@ -146,6 +146,7 @@ def trace_settings(
     *,
     mask_unseen_answers: bool = False,
     need_zoom_weight: float = 1.0,
+    tool_off_weight: float = 1.0,
 ) -> tuple[list[bool], list[float]]:
     """Per conversation of :func:`warmup_conversations` (same order): whether its answer is left
     out of the loss, and its sampling weight.
@@ -155,13 +156,18 @@ def trace_settings(
     guess (the mode token and the reply's format are still learned). ``need_zoom_weight`` draws
     the traces of rows that need a zoom, in both modes alike, that many times as often as the
     others: it adds examples of reading the crop without changing the mode prior per question.
+    ``tool_off_weight`` draws every ``<tool_off>`` trace that many times as often: a mode prior
+    towards ``<tool_off>`` on every kind of question.
     """
     per_row = row_modes(rows, modes)
     masked = [
         bool(mask_unseen_answers and r.needs_zoom and (m == "tool_off" or not (r.target_boxes and r.images)))
         for r, m in per_row
     ]
-    weights = [need_zoom_weight if r.needs_zoom else 1.0 for r, _ in per_row]
+    weights = [
+        (need_zoom_weight if r.needs_zoom else 1.0) * (tool_off_weight if m == "tool_off" else 1.0)
+        for r, m in per_row
+    ]
     return masked, weights
 
 
@@ -369,7 +375,11 @@ def run_warmup(
     """
     convos = warmup_conversations(rows, env, coordinates, frame, cfg.modes, compact=compact)
     masked, weights = trace_settings(
-        rows, cfg.modes, mask_unseen_answers=cfg.mask_unseen_answers, need_zoom_weight=cfg.need_zoom_weight
+        rows,
+        cfg.modes,
+        mask_unseen_answers=cfg.mask_unseen_answers,
+        need_zoom_weight=cfg.need_zoom_weight,
+        tool_off_weight=cfg.tool_off_weight,
     )
     report = warmup_sft(
         model,
@@ -382,7 +392,7 @@ def run_warmup(
         seed=seed,
         schedule=cfg.schedule,
         answer_masked=masked,
-        weights=None if cfg.need_zoom_weight == 1.0 else weights,
+        weights=None if all(w == 1.0 for w in weights) else weights,
         on_step=on_step,
     )
     need = [r for r in rows if r.needs_zoom and r.target_boxes and r.images]
@@ -394,8 +404,11 @@ def run_warmup(
         if cfg.crop_rehearsal > 0 and others:
             # No-need traces in both modes, drawn with total weight crop_rehearsal of the phase.
             rehearse = warmup_conversations(others, env, coordinates, frame, "both", compact=compact)
-            w = cfg.crop_rehearsal / (1 - cfg.crop_rehearsal) * len(crop_convos) / len(rehearse)
-            draw = [1.0] * len(crop_convos) + [w] * len(rehearse)
+            # The mode prior of the mixed phase is kept: tool-off traces weigh tool_off_weight
+            # times as much, and the rehearsal's total weight is still crop_rehearsal of the phase.
+            _, prior = trace_settings(others, "both", tool_off_weight=cfg.tool_off_weight)
+            w = cfg.crop_rehearsal / (1 - cfg.crop_rehearsal) * len(crop_convos) / sum(prior)
+            draw = [1.0] * len(crop_convos) + [w * x for x in prior]
             crop_convos += rehearse
             mode_masked += [False] * len(rehearse)
         check, checks = _crop_check(cfg, model, processor, env, coordinates, frame, tools, compact=compact)

@@ -6,7 +6,8 @@ verl loads these by path from its configuration, so nothing here is imported by
 * :mod:`.reward` - ``compute_score_batch``, verl's batch custom-reward signature (AMB sees the
   whole batch's mode ratio), and ``compute_score`` for one sample. No verl import.
 * :mod:`.manager` - ``AutoToolRewardManager``, a verl reward-loop manager that gathers the
-  per-sample calls of verl >= 0.7 back into batches for ``compute_score_batch``.
+  per-sample calls of verl >= 0.7 back into whole training steps for ``compute_score_batch``
+  (the gathering itself is :mod:`.batching`, which imports no verl).
 * :mod:`.zoom_tool` - ``ZoomInTool``, the zoom tool for verl's multi-turn tool agent loop
   (``BaseTool``); declared in ``zoom_tool.yaml`` next to this file.
 * :mod:`.data` - training rows in the parquet layout verl's multimodal dataset reads.

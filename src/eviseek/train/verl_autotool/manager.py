@@ -2,11 +2,13 @@
 
 Since verl 0.7 rewards are computed per rollout as rollouts finish (``run_single``), so a
 reward function never sees a whole batch. AMB needs the batch's tool-on share, so this manager
-holds each call until a batch's worth has arrived (``data.train_batch_size *
-actor_rollout_ref.rollout.n`` rollouts, split over ``reward.num_workers``), then scores them
-together with the configured batch reward (``compute_score_batch``) and answers every waiting
-call. When no new rollout arrives for ``flush_after_s`` seconds (a validation pass, the last
-short batch), what is waiting is scored as a batch of its own.
+holds each training call until a step's worth has arrived (``data.train_batch_size *
+actor_rollout_ref.rollout.n`` rollouts, split over ``reward.num_workers``), however slowly they
+come, then scores them together with the configured batch reward (``compute_score_batch``): AMB
+advances exactly once per training step and every rollout of the step gets the same
+coefficients. Validation rollouts (``extra_info.split: test``) are scored once ``flush_after_s``
+passes without a new one. The batching itself is :class:`~eviseek.train.verl_autotool.batching.StepBatcher`
+(no verl import, tested without verl).
 
 Use with (see ``examples/verl/autotool_grpo.sh``)::
 
@@ -17,18 +19,20 @@ Use with (see ``examples/verl/autotool_grpo.sh``)::
     reward.custom_reward_function.name=compute_score_batch
     reward.num_workers=1
 
-One reward worker keeps each batch whole; with more, each worker balances the share it sees.
-This module imports verl; only verl loads it.
+Use one reward worker: with more, each worker must receive an equal share of every step, or a
+step stalls (after ``EVISEEK_REWARD_STEP_TIMEOUT_S``, default 1800 s, the waiting calls fail with
+a message saying so). This module imports verl; only verl loads it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 
 from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
+
+from eviseek.train.verl_autotool.batching import StepBatcher, is_training
 
 
 def _select(config: Any, key: str, default: Any) -> Any:
@@ -73,13 +77,20 @@ class AutoToolRewardManager(RewardManagerBase):
         self.flush_after_s = float(
             flush_after_s if flush_after_s is not None else os.environ.get("EVISEEK_REWARD_FLUSH_S", 5.0)
         )
-        self._pending: list[tuple[dict[str, Any], asyncio.Future[dict[str, Any]]]] = []
-        self._timer: asyncio.TimerHandle | None = None
-        self.batches_scored: list[int] = []
+        self._batcher = StepBatcher(
+            self._score_entries,
+            batch_size,
+            flush_after_s=self.flush_after_s,
+            step_timeout_s=float(os.environ.get("EVISEEK_REWARD_STEP_TIMEOUT_S", 1800.0)),
+        )
+
+    @property
+    def batches_scored(self) -> list[int]:
         """Size of every batch scored so far (for logs and tests)."""
+        return self._batcher.batches_scored
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
-        """Queue one rollout; resolves once its batch has been scored."""
+        """Queue one rollout; resolves once its training step (or validation pass) has been scored."""
         item = data[-1:][0]  # the last sequence of a multi-sequence output carries the answer
         response_ids = item.batch["responses"]
         length = int(item.batch["attention_mask"][-response_ids.shape[-1] :].sum())
@@ -91,47 +102,21 @@ class AutoToolRewardManager(RewardManagerBase):
             "ground_truth": item.non_tensor_batch["reward_model"]["ground_truth"],
             "extra_info": extra_info,
         }
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[dict[str, Any]] = loop.create_future()
-        self._pending.append((entry, future))
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if len(self._pending) >= self.batch_size:
-            await self._flush()
-        else:
-            self._timer = loop.call_later(self.flush_after_s, lambda: asyncio.ensure_future(self._flush()))
-        return await future
+        result: dict[str, Any] = await self._batcher.submit(entry, training=is_training(extra_info))
+        return result
 
-    async def _flush(self) -> None:
-        batch, self._pending = self._pending, []
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if not batch:
-            return
-        entries = [e for e, _ in batch]
-        try:
-            loop = asyncio.get_running_loop()
-            results = await loop.run_in_executor(
-                None,
-                lambda: self.compute_score(
-                    data_sources=[e["data_source"] for e in entries],
-                    solution_strs=[e["solution_str"] for e in entries],
-                    ground_truths=[e["ground_truth"] for e in entries],
-                    extra_infos=[e["extra_info"] for e in entries],
-                ),
-            )
-        except Exception as exc:  # an infrastructure failure: every waiting call sees it
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_exception(exc)
-            return
-        self.batches_scored.append(len(batch))
-        for (_, fut), result in zip(batch, results, strict=True):
+    def _score_entries(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        results = self.compute_score(
+            data_sources=[e["data_source"] for e in entries],
+            solution_strs=[e["solution_str"] for e in entries],
+            ground_truths=[e["ground_truth"] for e in entries],
+            extra_infos=[e["extra_info"] for e in entries],
+        )
+        out = []
+        for result in results:
             if isinstance(result, dict):
                 score, extra = float(result["score"]), dict(result)
             else:
                 score, extra = float(result), {"acc": float(result)}
-            if not fut.done():
-                fut.set_result({"reward_score": score, "reward_extra_info": extra})
+            out.append({"reward_score": score, "reward_extra_info": extra})
+        return out

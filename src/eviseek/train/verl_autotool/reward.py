@@ -24,7 +24,13 @@ format + tool_weight * lambda_mode * R_tool``) and the parts, which verl logs as
 
 Settings come from ``reward.custom_reward_function.reward_kwargs`` (all optional): ``amb_base``,
 ``amb_target_on``, ``amb_gain``, ``amb_rule``, ``amb_release_step``, ``accuracy_weight``,
-``format_weight``, ``tool_weight``, ``on_correct``, ``on_wrong``, ``off_correct``. One AMB
+``format_weight``, ``tool_weight``, ``on_correct``, ``on_wrong``, ``off_correct``, ``judge``.
+
+Accuracy is rule-based (:func:`eviseek.autotool.scoring.check_answer`) unless ``judge`` names a
+model (e.g. ``openai/Qwen2.5-72B-Instruct`` served by vLLM, reached through ``OPENAI_BASE_URL``):
+then an answer the rules call wrong goes to that judge, as the paper's online reward model
+(Qwen2.5-72B-Instruct) does. Without it there is no judge, and free-form answers the rules cannot
+normalise score 0. One AMB
 controller lives per process and per distinct settings; its step counts the training batches it has seen.
 Batches whose rows all say ``extra_info.split`` is ``test``/``val``/``validation`` are scored
 with the current coefficients and do not move AMB or its step.
@@ -43,9 +49,7 @@ from eviseek.autotool.parser import parse_completion
 from eviseek.train.amb import AMBConfig, AMBController, AMBRule
 from eviseek.train.rewards import RewardSettings, build_reward_functions, total_reward
 from eviseek.train.rollouts import rollout_messages
-
-_EVAL_SPLITS = {"test", "val", "validation", "eval"}
-
+from eviseek.train.verl_autotool.batching import EVAL_SPLITS as _EVAL_SPLITS
 
 _AMB = AMBConfig.model_fields
 _REWARD = RewardSettings.model_fields
@@ -72,6 +76,8 @@ class VerlRewardSettings(BaseModel):
     amb_gain: float = Field(default=_AMB["gain"].default, ge=0)
     amb_rule: AMBRule = _AMB["rule"].default
     amb_release_step: int | None = Field(default=None, ge=0)
+    judge: str | None = None
+    """Model id of an LLM judge for answers the rules call wrong (``None``: rules only)."""
 
     def reward_settings(self) -> RewardSettings:
         """The shared reward settings (weights and MSPO values)."""
@@ -82,6 +88,7 @@ class VerlRewardSettings(BaseModel):
             on_correct=self.on_correct,
             on_wrong=self.on_wrong,
             off_correct=self.off_correct,
+            judge=self.judge,
         )
 
     def amb_config(self) -> AMBConfig:
@@ -152,6 +159,7 @@ class AutoToolVerlReward:
             "ground_truth": [_truth(t) for t in truths],
             "answer_kind": [i.get("answer_kind") for i in infos],
             "options": [_options_column(i.get("options")) for i in infos],
+            "question": [str(i.get("question") or "") for i in infos],
             "trainer_state": {"global_step": self.step},
             "amb_update": update,
         }
