@@ -99,11 +99,22 @@ def test_a_full_turn_in_the_named_room_settles_existence() -> None:
         env.close()
 
 
-def _stub(room: str | None, rooms: dict[str, int], objects: list[Seen] | None = None) -> View:
-    """A view whose house reading is given (the reader caches its reading on the view)."""
+def _stub(
+    room: str | None,
+    rooms: dict[str, int],
+    objects: list[Seen] | None = None,
+    links: list[tuple[str, str]] | None = None,
+) -> View:
+    """A view whose house reading is given (the reader caches its reading on the view). Unless
+    ``links`` says otherwise, every other room's floor meets the camera room's (a doorway)."""
     view = analyse_array(np.full((24, 32, 3), 128, dtype=np.uint8))
     floor_x = {r: 0.5 for r in rooms if r != room}
-    view.__dict__["_house"] = HouseView(room=room, rooms=rooms, objects=objects or [], floor_x=floor_x)
+    pairs = links if links is not None else [(str(room), r) for r in floor_x if room is not None]
+    met = {frozenset(p): 30 for p in pairs}
+    door_x = {(set(p) - {room}).pop(): 0.5 for p in met if room in p}
+    view.__dict__["_house"] = HouseView(
+        room=room, rooms=rooms, objects=objects or [], floor_x=floor_x, links=met, door_x=door_x
+    )
     return view
 
 
@@ -119,8 +130,13 @@ def test_long_term_navigation_follows_the_doorways_seen() -> None:
     assert ask is not None and ask.kind == "long_term_navigation"
     views = [
         _stub("kitchen", {"kitchen": 9000, "office": 4000}),
-        # Seen from the dining room, the kitchen shows faintly through two doorways: not a doorway.
-        _stub("dining room", {"dining room": 9000, "kitchen": 300, "office": 5000}),
+        # Seen from the dining room, the kitchen shows through two aligned doorways: its floor
+        # meets the office's, not the dining room's, so it is no doorway of the dining room.
+        _stub(
+            "dining room",
+            {"dining room": 9000, "kitchen": 3000, "office": 5000},
+            links=[("dining room", "office"), ("office", "kitchen")],
+        ),
         _stub("office", {"office": 9000, "dining room": 4000}),
         _stub("dining room", {"dining room": 9000, "laundry room": 2000}),
     ]
@@ -151,7 +167,7 @@ def test_far_objects_are_walked_up_to_before_they_count() -> None:
     view = _stub("office", {"office": 9000}, [far])
     v = solve_house(ask, [view])
     assert v.answer == "green" and v.confidence < 0.9  # read, but not yet from close by
-    side, why = heading(ask, view, set())
+    side, why = heading(ask, view)
     assert side == "right" and "walk up" in why
     near = Seen("green", "lamp", 0.5, 400, 0.5, "office", near=True)
     v = solve_house(ask, [view, _stub("office", {"office": 9000}, [near])])
