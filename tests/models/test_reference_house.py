@@ -15,10 +15,15 @@ from eviseek.models.reference.house import (
     FLOOR_LOOKS,
     HouseView,
     Seen,
+    bearing,
+    goal_x,
     heading,
+    map_note,
     read_ask,
+    read_map,
     read_view,
     solve_house,
+    steer,
 )
 from eviseek.models.reference.vision import View, analyse_array
 from eviseek.types import Pose
@@ -210,3 +215,71 @@ def test_each_small_object_is_told_apart_by_its_shape(category: str) -> None:
         right += got == {category}
         del trial
     assert right >= 3, (category, right)
+
+
+def _floors(shape: tuple[int, int], paint: list[tuple[str, slice, slice]]) -> View:
+    """A grey frame with rectangles painted in room floor colours (rows, columns)."""
+    rgb = np.full((*shape, 3), 90, dtype=np.uint8)
+    for room, rows, cols in paint:
+        rgb[rows, cols] = FLOOR_LOOKS[room]
+    return analyse_array(rgb)
+
+
+def test_doorways_are_floors_that_meet_not_floors_in_one_view() -> None:
+    # The camera stands in the kitchen; through its doorway the hallway, and through the
+    # hallway's far doorway (aligned with the first) the bedroom. The bedroom's floor meets the
+    # hallway's, never the kitchen's: kitchen-hallway and hallway-bedroom, no kitchen-bedroom.
+    view = _floors(
+        (240, 320),
+        [
+            ("kitchen", slice(200, 240), slice(0, 320)),
+            ("hallway", slice(160, 200), slice(100, 220)),
+            ("bedroom", slice(140, 160), slice(140, 180)),
+        ],
+    )
+    s = read_view(view)
+    assert s.room == "kitchen"
+    assert set(s.links) == {frozenset(("kitchen", "hallway")), frozenset(("hallway", "bedroom"))}
+    assert set(s.door_x) == {"hallway"} and abs(s.door_x["hallway"] - 160 / 320) < 0.02
+    assert set(s.floor_x) == {"hallway", "bedroom"}  # both floors show; only one is a doorway
+
+
+def test_narrow_or_wall_runs_of_a_floor_colour_are_no_doorway() -> None:
+    # Table legs in the dining room's floor colour standing on the kitchen floor (3 columns
+    # each), and a wall painted like the office floor that crosses the horizon: no doorway.
+    legs = [("dining room", slice(170, 200), slice(c, c + 3)) for c in (60, 120, 180, 240)]
+    view = _floors(
+        (240, 320),
+        [("kitchen", slice(200, 240), slice(0, 320)), *legs, ("office", slice(60, 200), slice(280, 320))],
+    )
+    s = read_view(view)
+    assert s.room == "kitchen" and s.links == {} and s.door_x == {}
+
+
+def test_a_turn_never_overshoots_into_a_turn_back() -> None:
+    # Whatever the goal's bearing, one steering decision leaves it within the band where the
+    # policy walks: no left-right flip-flop (the old band 0.38-0.62 was narrower than one turn).
+    for x in np.linspace(0.0, 1.0, 201):
+        side, turns = steer(float(x))
+        b = bearing(float(x))
+        if side == "ahead":
+            assert abs(b) <= 20.0
+            continue
+        after = b - 30.0 * turns if side == "right" else b + 30.0 * turns
+        assert abs(after) <= 15.0 + 1e-9
+        assert steer(0.5 + math.tan(math.radians(after)) / 2)[0] == "ahead"
+
+
+def test_the_map_survives_in_notes_and_routes_through_known_doorways() -> None:
+    a = _stub("kitchen", {"kitchen": 9000, "hallway": 3000}, links=[("kitchen", "hallway")])
+    b = _stub("hallway", {"hallway": 9000, "bedroom": 3000}, links=[("hallway", "bedroom")])
+    note = map_note([read_view(a), read_view(b)])
+    known = read_map([f"GOTO {{'steps': 3}}: 3 action(s); kept: {note}; red cup"])
+    assert known.visited == {"kitchen", "hallway"}
+    assert known.doors == {frozenset(("kitchen", "hallway")), frozenset(("hallway", "bedroom"))}
+    assert known.route("kitchen", "bedroom") == ["kitchen", "hallway", "bedroom"]
+    # From the kitchen, a bedroom question heads for the hallway's doorway: the known route.
+    ask = read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    x, why = goal_x(ask, a, known)
+    assert x == 0.5 and "doorway to the hallway" in why

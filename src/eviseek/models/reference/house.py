@@ -558,7 +558,10 @@ class HouseMap:
         return None
 
 
-_MAP_ROOM = re.compile(r"\bin the ([a-z]+(?: [a-z]+)?)\b")
+_MAP_ROOM = re.compile(
+    r"\bin the (" + "|".join(sorted(map(re.escape, FLOOR_LOOKS), key=len, reverse=True)) + r")\b"
+)
+"""A room name after "in the" (whole names only: "in the kitchen then in the hallway" names two)."""
 _MAP_DOORS = re.compile(r"doorways ([a-z /,]+)")
 
 
