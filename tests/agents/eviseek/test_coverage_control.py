@@ -227,3 +227,23 @@ async def test_coverage_prompt_keeps_a_line_per_demand(question: Question) -> No
     text = script.calls("coverage")[1][1][-1].text()
     assert "(covered earlier)\n2. " in text
     assert "\nCurrent subtask (new evidence):" in text
+
+
+async def test_a_refused_keep_still_leaves_its_note_in_memory(question: Question) -> None:
+    # What an intent's views showed (here: the rooms and doorways the reference keeper names)
+    # reaches the working memory even when none of the views is worth keeping.
+    notes = iter(
+        [
+            {"keep": False, "note": "in the kitchen; doorways kitchen / hallway; nothing the question needs"},
+            {"keep": True, "note": "in the hallway; red cup"},
+        ]
+    )
+    script = nav_script(
+        keep=lambda cfg: next(notes, {"keep": True, "note": "more"}),
+        coverage=[{"covered": [1, 2], "decision": "continue"}],
+    )
+    await run_nav(question, script)
+    second = script.calls("seek")[1][0].metadata["working_memory"]
+    assert second[0].endswith(
+        "nothing kept (in the kitchen; doorways kitchen / hallway; nothing the question needs)"
+    )

@@ -341,14 +341,20 @@ def read_ask(question: str, options: list[str] | None = None) -> HouseAsk | None
     return None
 
 
+LTN_MAX_BETWEEN = 2
+"""Most rooms a Long-Term Navigation answer passes between the two it names (the houses ask
+routes of 2 to 4 rooms, every well-formed one as often as the next: docs/house.md)."""
+
+
 def _guess(ask: HouseAsk, answers: list[str]) -> str:
     """A fixed guess drawn from the question's own text: a text-only reader can do no better.
-    For a room sequence it is one of the well-formed sequences (the two named rooms with one or
-    more of the others between them, in any order), each as likely as the next."""
+    For a room sequence it is one of the well-formed sequences (the two named rooms with up to
+    :data:`LTN_MAX_BETWEEN` of the others between them, in any order), each as likely as the next."""
     if ask.kind == "long_term_navigation" and ask.room and ask.other:
         others = sorted(set(answers) - {ask.room, ask.other})
         k = zlib.crc32(ask.text.encode())
-        routes = [p for n in range(1, len(others) + 1) for p in itertools.permutations(others, n)]
+        top = min(LTN_MAX_BETWEEN, len(others))
+        routes = [p for n in range(0, top + 1) for p in itertools.permutations(others, n)]
         if routes:
             return " | ".join([ask.room, *routes[k % len(routes)], ask.other])
     if not answers:
