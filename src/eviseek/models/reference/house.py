@@ -225,13 +225,13 @@ def read_view(view: View) -> HouseView:
     min_cols = _scaled(DOOR_MIN_COLUMNS, w, 320)
     links: dict[frozenset[str], int] = {}
     door_x: dict[str, float] = {}
-    for (a, b), n_cols in met.items():
-        if n_cols < min_cols or counts[a] < min_pixels or counts[b] < min_pixels:
+    for (near_i, far_i), n_cols in met.items():
+        if n_cols < min_cols or counts[near_i] < min_pixels or counts[far_i] < min_pixels:
             continue
-        key = frozenset((names[a], names[b]))
+        key = frozenset((names[near_i], names[far_i]))
         links[key] = links.get(key, 0) + n_cols
-        if names[a] == room:
-            door_x[names[b]] = met_x[(a, b)]
+        if names[near_i] == room:
+            door_x[names[far_i]] = met_x[(near_i, far_i)]
     objects: list[Seen] = []
     unread: list[Seen] = []
     for colour, blobs in view.blobs.items():
