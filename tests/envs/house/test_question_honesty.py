@@ -152,7 +152,7 @@ def test_stated_chance_is_the_answer_distributions() -> None:
     # no more frequent than chance says, and Long-Term Navigation asks route lengths in the
     # stated proportions (2 rooms included), so any one sequence answers 1 question in 17.
     per_kind = {
-        k: [build_question(k, 5300, i) for i in range(34 if k == "long_term_navigation" else 24)]
+        k: [build_question(k, 5300, i) for i in range(17 if k == "long_term_navigation" else 12)]
         for k in ALL_KINDS
     }
     for kind, qs in per_kind.items():
