@@ -6,7 +6,9 @@ Chance for a question is one over the answers a uniform guess picks from: its op
 room, object, boundary), 4 for counting (0-3), 2 for yes/no, and for a room sequence every
 well-formed answer a reader of the text alone could give: the two rooms it names with one or
 more of the other rooms between them, in any order (64 sequences in a 6-room house; the layout,
-and so which of them are doorway routes, is what the question asks about). Prints, per agent,
+and so which of them are doorway routes, is what the question asks about); from generator
+version 3 on, the share of questions any one well-formed sequence answers, given how often each
+route length is asked (1 in 17: :func:`eviseek.envs.house.questions.sequence_chance`). Prints, per agent,
 the exact accuracy, the mean chance over the same questions and a 95 % bootstrap interval of
 accuracy minus chance (seed 20261012, resampling questions), so "above chance" can be read off
 as an interval that excludes zero. With ``--only-common`` only questions every agent finished
@@ -21,6 +23,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from eviseek.envs.house.questions import sequence_chance
 from eviseek.eval.judging import load_questions, run_trajectories
 from eviseek.types import Question
 
@@ -28,6 +31,9 @@ from eviseek.types import Question
 def chance(q: Question) -> float:
     c = q.contract
     if c.kind == "sequence":
+        if int(q.metadata.get("generator_version", 0)) >= 3:
+            return sequence_chance(len(c.options or []))
+        # Before version 3: one over every ordering of one or more other rooms between the two.
         others = max(0, len(c.options or []) - 2)
         n = sum(math.perm(others, k) for k in range(1, others + 1))
         return 1.0 / max(1, n)

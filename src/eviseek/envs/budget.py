@@ -13,7 +13,9 @@ from eviseek.types import Action, Feedback, Observation, StepResult
 TABLETOP_BUDGET = 30
 """Primitive steps per episode on ESI-Bench and the tabletop (the paper's appendix A)."""
 NAVIGATION_BUDGET = 120
-"""Primitive steps per episode on EXPRESS-Bench and the house (the paper's section 5.5)."""
+"""Primitive steps per episode on EXPRESS-Bench and the house: the EviSeek paper's navigation
+budget (section 5.5 and Table 7's interface), not EXPRESS-Bench's code, which teleports between
+waypoints and sets no step budget."""
 
 
 class BudgetedSteps:

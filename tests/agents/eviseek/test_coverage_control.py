@@ -72,9 +72,10 @@ async def test_controller_closes_subtasks_as_their_demands_are_covered(question:
     assert traj.plan.covered == [1, 2]
     assert "early_stop" in {e.kind for e in traj.events}
     assert len(traj.steps) == 6 and traj.result is not None and traj.result.answer == "yes"
-    # Each check carries only the images kept since the previous check.
+    # Each check sees every retained view (evidence from several views adds up), not only the
+    # one kept since the previous check.
     calls = script.calls("coverage")
-    assert [len(m[-1].images()) for _c, m in calls] == [1, 1, 1]
+    assert [len(m[-1].images()) for _c, m in calls] == [1, 2, 3]
     assert calls[0][0].metadata["control"] == "navigation"
     assert [a.name for a in [s.action for s in traj.steps]] == ["turn_left"] * 4 + ["move_forward"] * 2
 
@@ -175,3 +176,74 @@ async def test_nav_variant_skips_repeats_of_a_blocked_move(question: Question) -
         as_async(env), question, nav_script(seek=seek_by_subtask(goto)).model()
     )
     assert len(plain.steps) == 14
+
+
+async def test_paper_preset_checks_only_new_views_and_forgets_between_subtasks(question: Question) -> None:
+    # eviseek-nav:paper: coverage checks see the images kept since the previous check, and the
+    # seeker's working memory is per subtask (the paper, section 4.3).
+    script = nav_script(
+        coverage=[
+            {"covered": [], "decision": "continue"},
+            {"covered": [1], "decision": "continue"},
+            {"covered": [1, 2], "decision": "continue"},
+        ],
+        keep=lambda cfg: {"keep": True, "frames": [1], "note": f"kept after {cfg.metadata['intent']}"},
+    )
+    traj = await run_nav(question, script, "eviseek-nav:paper", retention="merged")
+    calls = script.calls("coverage")
+    assert [len(m[-1].images()) for _c, m in calls] == [1, 1, 1]
+    first_of_2 = next(cfg for cfg, _m in script.calls("seek") if cfg.metadata["subtask"]["id"] == 2)
+    assert first_of_2.metadata["working_memory"] == []
+    assert traj.plan.covered == [1, 2]
+
+
+async def test_nav_memory_lasts_the_episode(question: Question) -> None:
+    # The navigation variant's default: subtask 2's seeker still reads what subtask 1 tried
+    # (the reference policy keeps its house map there), under a heading that says so.
+    script = nav_script(
+        coverage=[
+            {"covered": [], "decision": "continue"},
+            {"covered": [1], "decision": "continue"},
+            {"covered": [1, 2], "decision": "continue"},
+        ]
+    )
+    await run_nav(question, script)
+    cfg, msgs = next((c, m) for c, m in script.calls("seek") if c.metadata["subtask"]["id"] == 2)
+    tried = cfg.metadata["working_memory"]
+    assert len(tried) == 2 and all(line.startswith("SWEEP {'direction': 'left'") for line in tried)
+    assert "Tried so far in this episode (every subtask):" in msgs[-1].text()
+
+
+async def test_coverage_prompt_keeps_a_line_per_demand(question: Question) -> None:
+    # A demand marked covered earlier used to run into the next line ("...(covered earlier)Current
+    # subtask"): each demand ends its own line.
+    script = nav_script(
+        coverage=[
+            {"covered": [1], "decision": "continue"},
+            {"covered": [1, 2], "decision": "continue"},
+        ]
+    )
+    await run_nav(question, script)
+    text = script.calls("coverage")[1][1][-1].text()
+    assert "(covered earlier)\n2. " in text
+    assert "\nCurrent subtask (new evidence):" in text
+
+
+async def test_a_refused_keep_still_leaves_its_note_in_memory(question: Question) -> None:
+    # What an intent's views showed (here: the rooms and doorways the reference keeper names)
+    # reaches the working memory even when none of the views is worth keeping.
+    notes = iter(
+        [
+            {"keep": False, "note": "in the kitchen; doorways kitchen / hallway; nothing the question needs"},
+            {"keep": True, "note": "in the hallway; red cup"},
+        ]
+    )
+    script = nav_script(
+        keep=lambda cfg: next(notes, {"keep": True, "note": "more"}),
+        coverage=[{"covered": [1, 2], "decision": "continue"}],
+    )
+    await run_nav(question, script)
+    second = script.calls("seek")[1][0].metadata["working_memory"]
+    assert second[0].endswith(
+        "nothing kept (in the kitchen; doorways kitchen / hallway; nothing the question needs)"
+    )

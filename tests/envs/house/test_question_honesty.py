@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from eviseek.answers import score_answer
 from eviseek.envs.house import HouseEnv, HouseSpec, build_question
+from eviseek.envs.house.questions import LTN_LENGTH_WEIGHTS, sequence_chance
 from eviseek.models.reference.house import read_ask, solve_house
 from eviseek.models.reference.vision import COLOR_NAMES, _classify
 from eviseek.types import Pose, Question
@@ -24,10 +26,44 @@ ALL_KINDS = (*OPEN_KINDS, "traversable_passage", "regional_boundary", "long_term
 N = 8
 CHANCE = {"attribute": 1 / 9, "location": 1 / 6, "existence": 1 / 2, "counting": 1 / 4, "relation": 1 / 8}
 CHANCE.update({"traversable_passage": 1 / 4, "regional_boundary": 1 / 3})
+CHANCE["long_term_navigation"] = sequence_chance(6)  # 1/17: see LTN_LENGTH_WEIGHTS
+N_LTN = 34
+"""Long-Term Navigation questions per seed: chance is 1/17, so 8 would allow no margin at all."""
 
 
 def _questions(seed: int) -> dict[str, list[Question]]:
-    return {k: [build_question(k, seed, i) for i in range(N)] for k in ALL_KINDS}
+    return {
+        k: [build_question(k, seed, i) for i in range(N_LTN if k == "long_term_navigation" else N)]
+        for k in ALL_KINDS
+    }
+
+
+def _route_learner(train: list[Question]) -> Callable[[Question], str]:
+    """A text-only learner that answers room sequences: the answer it saw most often for the same
+    two rooms on other seeds, else a route of the length it saw most often through the rooms it
+    saw most often between two others (a shortcut such as "always 3 rooms" or "always through the
+    hallway" would show here)."""
+    by_pair: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    lengths: Counter[int] = Counter()
+    between: Counter[str] = Counter()
+    for q in train:
+        seq = str(q.ground_truth).split(" | ")
+        by_pair[(seq[0], seq[-1])][str(q.ground_truth)] += 1
+        lengths[len(seq)] += 1
+        between.update(seq[1:-1])
+
+    def answer(q: Question) -> str:
+        ask = read_ask(q.text, list(q.contract.options or []))
+        assert ask is not None and ask.room is not None and ask.other is not None
+        seen = by_pair.get((ask.room, ask.other))
+        if seen:
+            return seen.most_common(1)[0][0]
+        n = lengths.most_common(1)[0][0]
+        mids = [r for r, _ in between.most_common() if r in (q.contract.options or [])]
+        mids = [r for r in mids if r not in (ask.room, ask.other)][: n - 2]
+        return " | ".join([ask.room, *mids, ask.other])
+
+    return answer
 
 
 def _words(q: Question) -> list[str]:
@@ -53,7 +89,11 @@ def test_blind_and_a_text_only_learner_stay_at_chance_on_every_kind() -> None:
             for w in set(_words(q)):
                 votes[w][str(q.ground_truth)] += 1
         learned = 0
+        route = _route_learner(train[kind]) if kind == "long_term_navigation" else None
         for q in test[kind]:
+            if route is not None:
+                learned += score_answer(q, route(q)).correct
+                continue
             answers = list(q.contract.options or []) if q.contract.kind == "option" else list(prior)
             if kind == "counting":
                 answers = ["0", "1", "2", "3"]
@@ -63,9 +103,10 @@ def test_blind_and_a_text_only_learner_stay_at_chance_on_every_kind() -> None:
             }
             guess = max(answers, key=lambda a: scores[a]) if answers else ""
             learned += score_answer(q, guess).correct
-        chance = CHANCE.get(kind, 1 / 3)
-        # At chance: no more right than chance plus 2.5 standard deviations of N guesses.
-        limit = N * chance + 2.5 * math.sqrt(N * chance * (1 - chance))
+        chance = CHANCE[kind]
+        n = len(test[kind])
+        # At chance: no more right than chance plus 2.5 standard deviations of n guesses.
+        limit = n * chance + 2.5 * math.sqrt(n * chance * (1 - chance))
         assert blind <= limit, (kind, "blind", blind, limit)
         assert learned <= limit, (kind, "text-only", learned, limit)
 
@@ -103,3 +144,26 @@ def test_colour_words_match_the_pixels() -> None:
     finally:
         env.close()
     assert checked >= 6
+
+
+def test_stated_chance_is_the_answer_distributions() -> None:
+    # Chance as the tables state it must be what the generated answers allow: the most common
+    # answer of a kind (for option kinds whose options vary, its position among the options) is
+    # no more frequent than chance says, and Long-Term Navigation asks route lengths in the
+    # stated proportions (2 rooms included), so any one sequence answers 1 question in 17.
+    per_kind = {
+        k: [build_question(k, 5300, i) for i in range(17 if k == "long_term_navigation" else 12)]
+        for k in ALL_KINDS
+    }
+    for kind, qs in per_kind.items():
+        if kind == "long_term_navigation":
+            lengths = Counter(len(str(q.ground_truth).split(" | ")) for q in qs)
+            total = sum(LTN_LENGTH_WEIGHTS.values())
+            assert lengths == Counter({n: w * len(qs) // total for n, w in LTN_LENGTH_WEIGHTS.items()})
+            continue
+        if kind == "traversable_passage":
+            answers = Counter((q.contract.options or []).index(str(q.ground_truth)) for q in qs)
+        else:
+            answers = Counter(str(q.ground_truth) for q in qs)
+        top = answers.most_common(1)[0][1] / len(qs)
+        assert top <= CHANCE[kind] + 1 / len(qs) + 1e-9, (kind, answers)

@@ -219,7 +219,7 @@ class EviSeekAgent:
     async def _run_subtask(self, ep: Episode, subtask: Subtask) -> None:
         cfg = ep.cfg
         subtask.status = "active"
-        memory = WorkingMemory()
+        memory = ep.working_memory()
         decisions = 0
         while True:
             if ep.remaining <= 0 or ep.ended:
@@ -292,6 +292,7 @@ class EviSeekAgent:
         steps, aborted = await self._execute(ep, subtask, compiled, record.index)
         record.executed = len(steps)
         record.aborted = aborted
+        refused: list[str] = []
         if not steps:
             kept = []
         elif ep.cfg.retention == "split":
@@ -300,7 +301,7 @@ class EviSeekAgent:
             last_chance = ep.remaining <= 0 or ep.ended or (cap_reached and ep.plan.next_pending() is None)
             kept = await curate(ep, subtask, compiled, steps, memory, last_chance=last_chance)
         else:
-            kept = await review(ep, subtask, compiled, before, before_frame, steps, memory)
+            kept = await review(ep, subtask, compiled, before, before_frame, steps, memory, refused)
         outcome = "; ".join(
             feedback_note(s.feedback, ep.cfg.feedback_chars) for s in steps if informative(s.feedback)
         )
@@ -310,6 +311,8 @@ class EviSeekAgent:
         if outcome:
             line += f"; outcome: {outcome}"
         line += f"; kept: {kept[0].note or 'yes'}" if kept else "; nothing kept"
+        if not kept and refused:
+            line += f" ({refused[0]})"
         memory.add(line)
         if compiled.kind == "manipulation":
             # Object choices can change after an intervention; refresh what is on offer.

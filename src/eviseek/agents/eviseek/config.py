@@ -68,6 +68,19 @@ class EviSeekConfig(BaseModel):
     pitch, so a scene first seen from straight above cannot be looked at from the side again
     without one). Needs a ``turn_up`` primitive; not offered otherwise."""
 
+    memory_scope: Literal["subtask", "episode"] = "subtask"
+    """How long the seeker's working memory lasts. ``subtask`` (the paper, section 4.3: "the
+    transient working memory of the current subtask") drops it when a subtask closes; ``episode``
+    (ours, the navigation variant's default) keeps one memory for the whole episode, so what was
+    learnt of a house (rooms entered, doorways seen) survives a replan."""
+    memory_lines: int = Field(8, ge=1)
+    """Most working-memory lines shown to the seeker (the latest ones)."""
+    coverage_views: Literal["new", "all"] = "new"
+    """Which retained views the navigation controller's check sees as images: ``new`` (only those
+    retained since its last check; every item's label is always shown) or ``all`` (ours, the
+    navigation variant's default: evidence from several views adds up, and a view retained before
+    the subtask opened still counts)."""
+
     skip_repeated_failures: bool = False
     """Within one intent, skip the repeats of a camera primitive that just failed (a move into a
     wall fails again, unchanged, and would still cost a step). Ours; on in the navigation variant."""
@@ -121,7 +134,10 @@ class EviSeekNavConfig(EviSeekConfig):
     The paper states the 120-step budget and the coverage-driven control of completion, replanning
     and stopping; the intent set follows from the environment's legal actions (see
     :class:`~eviseek.agents.eviseek.intents.IntentLibrary`). The longer subtask allowance and the
-    extra replan are ours: a house needs more seeker decisions per goal than a tabletop.
+    extra replan are ours: a house needs more seeker decisions per goal than a tabletop. So are a
+    working memory that lasts the episode (up to 40 lines: about one per decision of a 120-step
+    episode) and coverage checks over every retained view; ``eviseek-nav:paper`` turns the ours
+    off.
     """
 
     budget: int = Field(NAVIGATION_BUDGET, ge=1)
@@ -129,3 +145,6 @@ class EviSeekNavConfig(EviSeekConfig):
     max_decisions_per_subtask: int = Field(10, ge=1)
     max_replans: int = Field(3, ge=0)
     skip_repeated_failures: bool = True
+    memory_scope: Literal["subtask", "episode"] = "episode"
+    memory_lines: int = Field(40, ge=1)
+    coverage_views: Literal["new", "all"] = "all"

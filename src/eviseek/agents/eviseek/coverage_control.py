@@ -16,7 +16,8 @@ stopping") hands those decisions to a controller:
 
 Checking only when the board changed is ours: coverage is judged from retained evidence, so a
 decision that kept nothing cannot change it, and skipping those calls keeps a 120-step episode
-affordable.
+affordable. Which retained views a check sees as images is ``EviSeekConfig.coverage_views``:
+only the new ones, or (ours, the navigation variant's default) all of them.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ async def run_with_coverage_control(ep: Episode, act: ActFn) -> None:
 async def _run_subtask(ep: Episode, subtask: Subtask, state: CoverageState, act: ActFn) -> Verdict:
     """Work on ``subtask`` until the controller closes it; returns ``stop`` to end the episode."""
     subtask.status = "active"
-    memory = WorkingMemory()
+    memory = ep.working_memory()
     decisions = 0
     while True:
         if ep.remaining <= 0 or ep.ended:
@@ -168,7 +169,9 @@ def _items(ep: Episode, fresh_from: int) -> list[dict[str, Any]]:
 async def _check(ep: Episode, state: CoverageState, active: Subtask | None, trigger: Trigger) -> Verdict:
     """One coverage call; updates what is covered and applies a replan. Returns the verdict."""
     remaining = [s for s in ep.plan.subtasks if s.status == "pending"]
-    items = _items(ep, state.board_checked)
+    # Only new items travel as images, or (coverage_views="all") every retained one, so that
+    # evidence spread over several views, some retained before this subtask, adds up.
+    items = _items(ep, 0 if ep.cfg.coverage_views == "all" else state.board_checked)
     state.board_checked = len(ep.board)
     parsed, _ = await ep.caller.ask_rendered(
         Stage.COVERAGE,

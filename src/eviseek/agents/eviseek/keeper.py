@@ -116,8 +116,13 @@ async def review(
     before_frame: int,
     steps: list[StepRecord],
     memory: WorkingMemory | None = None,
+    refused: list[str] | None = None,
 ) -> list[EvidenceItem]:
     """Ask the keeper about an intent's new views; add the kept ones to the board.
+
+    When the keeper keeps nothing, its note (what the views showed, if it said) is appended to
+    ``refused``: the working memory records it, so what an intent saw is not forgotten just
+    because none of it was evidence.
 
     The keeper is conditioned on the subtask's working memory as well (the paper's
     ``pi_keep(. | g, o_t, xi_t, o_t+1, r_t+1, W_t)``, section 4.3): what was already tried and
@@ -143,6 +148,8 @@ async def review(
     if reply is None:
         chosen, note = [candidates[-1]], "kept by default: the keeper's reply could not be read"
     elif not reply.keep:
+        if refused is not None and reply.note.strip():
+            refused.append(reply.note.strip())
         return []
     else:
         picks = [i for i in reply.frames if 1 <= i <= len(candidates)]

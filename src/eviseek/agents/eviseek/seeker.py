@@ -118,6 +118,7 @@ async def seek(ep: Episode, subtask: Subtask, memory: WorkingMemory) -> SeekDeci
             "n_subtasks": len(ep.plan.subtasks),
             "demand": demand,
             "memory": memory.recent(),
+            "memory_scope": ep.cfg.memory_scope,
             "trail": ep.trail[-ep.cfg.trail_window :],
             "pose": ep.pose.describe(),
             "remaining": ep.remaining,

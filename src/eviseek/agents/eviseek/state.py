@@ -56,6 +56,16 @@ class Episode:
     """Frames of an action that set things moving (a slide), oldest first, ending with the frame
     after it; when set, the episode ends and the answer call is made on them (paper app. E)."""
     _legal_dump: tuple[list[ActionSpec], list[dict[str, Any]]] | None = None
+    _memory: WorkingMemory | None = None
+
+    def working_memory(self) -> WorkingMemory:
+        """The seeker's working memory for a subtask that opens now: a fresh one, or (with
+        ``memory_scope="episode"``) the one memory every subtask of the episode shares."""
+        if self.cfg.memory_scope == "subtask":
+            return WorkingMemory(limit=self.cfg.memory_lines)
+        if self._memory is None:
+            self._memory = WorkingMemory(limit=self.cfg.memory_lines)
+        return self._memory
 
     def legal_dump(self) -> list[dict[str, Any]]:
         """The legal actions as plain dicts, rebuilt only when the list is replaced."""

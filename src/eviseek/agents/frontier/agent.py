@@ -46,7 +46,7 @@ class FrontierConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     budget: int = Field(NAVIGATION_BUDGET, ge=1)
-    """Most atomic actions per episode (EXPRESS-Bench's 120)."""
+    """Most atomic actions per episode (120: the EviSeek paper's navigation budget, section 5.5)."""
     stretch_steps: int = Field(6, ge=1)
     """Most actions between two "enough information?" checks."""
     look_around: bool = True

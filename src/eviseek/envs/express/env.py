@@ -9,7 +9,8 @@ and evaluate from anywhere::
     # here
     eviseek eval --dataset express:express-bench.json --env-url http://HABITAT:8731 --agents eviseek-nav ...
 
-Actions are EXPRESS-Bench's and the paper's (Table 7): ``move_forward`` 0.25 m,
+Actions are the EviSeek paper's navigation interface (Table 7; EXPRESS-Bench's own ``main.py``
+teleports between waypoints and sets no step size or turn angle): ``move_forward`` 0.25 m,
 ``turn_left``/``turn_right`` 30 degrees and ``stop``; ``ExpressEnv(look=True)`` adds Habitat's
 ``look_up``/``look_down`` (ours). A move the navmesh stops is a failed action (``blocked``).
 An agent that declares an RGB-D sensor (``reset(options={"sensors": ["rgb", "depth"]})``, as the

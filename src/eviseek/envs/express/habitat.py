@@ -3,7 +3,8 @@
 NOT RUN HERE: habitat-sim has no installable build for our machines and HM3D is gated. The
 bridge mirrors what EXPRESS-Bench's ``main.py`` sets up (an RGB camera of 90-degree horizontal
 field of view at 1.5 m, the scene's ``.basis.glb`` with its navmesh, the HM3D scene dataset
-config) with EXPRESS-Bench's discrete actions (move 0.25 m, turn 30 degrees; the paper's Table 7),
+config) with the EviSeek paper's navigation actions (Table 7: move 0.25 m, turn 30 degrees;
+EXPRESS-Bench's own ``main.py`` teleports between waypoints and sets neither),
 Habitat's tilt actions when asked for (ours), and a depth camera beside the colour one when the
 agent declares an RGB-D sensor. Tests drive it through a stand-in module with habitat-sim's
 names and signatures.

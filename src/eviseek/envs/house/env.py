@@ -7,7 +7,8 @@ generated from ``seed``). Actions are the paper's navigation interface (Table 7)
 (tilt kept within -60..+30). A step that would put the agent's body into
 a wall or a piece of furniture does not move it: it comes back as ``success=False`` with the
 reason (``blocked by a wall``), never as a pass-through. Every step charges one unit of the budget
-(default 120, EXPRESS-Bench's).
+(default 120: the EviSeek paper's navigation budget, section 5.5; EXPRESS-Bench's own code
+teleports between waypoints and sets no step budget or turn angle).
 
 Agent-facing and privileged parts are kept apart, as on the tabletop: the agent gets RGB (plus
 depth when ``privileged``, which an RGB-D explorer such as Fine-EQA's uses) and the
@@ -39,7 +40,7 @@ from eviseek.errors import EnvError
 from eviseek.types import Action, ActionSpec, Feedback, Observation, Pose
 
 DEFAULT_MAX_STEPS = NAVIGATION_BUDGET
-"""EXPRESS-Bench's step budget (the paper, section 5.5)."""
+"""The EviSeek paper's navigation step budget (section 5.5), not EXPRESS-Bench's code's."""
 MOVE_STEP = 0.25
 TURN_STEP = 30.0
 LOOK_STEP = 30.0

@@ -10,15 +10,20 @@ segmentation-mask pieces (the shared :mod:`~eviseek.envs.support` grader scores 
 
 Kinds (family / subcategory, ours unless noted):
 
-- Open EQA (EXPRESS-Bench's kinds of question): ``attribute`` (colour of an object in a room),
-  ``location`` (which room holds an object), ``existence`` (is there an X in a room), ``counting``
-  (how many X in a room), ``relation`` (what stands on a piece of furniture in a room).
+- Open EQA (in EXPRESS-Bench's style, not its kinds): ``attribute`` (colour of an object in a
+  room), ``location`` (which room holds an object), ``existence`` (is there an X in a room),
+  ``counting`` (how many X in a room), ``relation`` (what stands on a piece of furniture in a
+  room). EXPRESS-Bench has seven kinds, every answer free text: object, existence, attribute,
+  location, state, knowledge, counting. Here there are no state or knowledge questions (27 % of
+  EXPRESS-Bench's), "location" asks which room where EXPRESS-Bench asks where in the room,
+  "attribute" is colour only, and every answer is closed-form (docs/house.md lists the gaps).
 - Cognitive Mapping (ESI-Bench's subcategories and answer formats: room names, ``|``-separated
   room sequences): ``traversable_passage``, ``regional_boundary``, ``long_term_navigation``.
 """
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,7 +40,15 @@ from eviseek.envs.support import AnyOf, ViewEvidence
 from eviseek.types import AnswerContract, Pose, Question
 
 ENV_ID = env_ids.HOUSE
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
+"""Bumped whenever the questions a seed gives change (docs/house.md, "Generator versions")."""
+LTN_LENGTH_WEIGHTS: dict[int, int] = {2: 1, 3: 4, 4: 12}
+"""Long-Term Navigation: how often a route of each length (rooms, the two named included) is
+asked, per 17 questions. The weights are the numbers of well-formed answers of that length in a
+6-room house (1 with no room between, 4 with one of the 4 others, 4 x 3 with two), so every
+well-formed sequence of up to 4 rooms is equally likely to be the answer, and a reader of the text
+alone, knowing this, is right 1 time in 17 whatever it answers (ours; before version 3 routes had
+at least 3 rooms and mostly exactly 3, and "start | any room | goal" scored 12.7 %)."""
 OPEN_FAMILY = "Open EQA"
 MAPPING_FAMILY = "Cognitive Mapping"
 OBJECT_MIN_FRACTION = 0.3
@@ -321,6 +334,8 @@ def _regional_boundary(
 def _long_term_navigation(
     rng: np.random.Generator, spec: HouseSpec, index: int, *, seed: int = 0
 ) -> Draft | None:
+    lengths = [n for n, w in LTN_LENGTH_WEIGHTS.items() for _ in range(w)]
+    length = _balanced(lengths, "long_term_navigation", seed, index)
     start = _pick(rng, [r.name for r in spec.rooms])
     # Only goals with one doorway route: then the rooms passed do not depend on where in the
     # start room the walk begins or where in the goal room it ends.
@@ -329,7 +344,7 @@ def _long_term_navigation(
         if r.name == start:
             continue
         routes = spec.routes(start, r.name)
-        if len(routes) == 1 and len(routes[0]) >= 3:
+        if len(routes) == 1 and len(routes[0]) == length:
             goals.append((r.name, routes[0]))
     if not goals:
         return None
@@ -372,6 +387,15 @@ KINDS: dict[str, tuple[str, str, Callable[..., Draft | None]]] = {
 START_MARGIN = 0.3
 """Metres a start position keeps inside its room's rectangle, so an agent told "you are in the
 kitchen" never starts in the doorway, on the other room's side of the wall (ours)."""
+
+
+def sequence_chance(n_rooms: int = 6) -> float:
+    """The best a text-only reader can do on a Long-Term Navigation question: the share of
+    questions whose answer is any one well-formed sequence, given :data:`LTN_LENGTH_WEIGHTS`
+    (the two named rooms, and ``length - 2`` of the ``n_rooms - 2`` others between them)."""
+    total = sum(LTN_LENGTH_WEIGHTS.values())
+    others = max(0, n_rooms - 2)
+    return max(w / total / math.perm(others, n - 2) for n, w in LTN_LENGTH_WEIGHTS.items() if n - 2 <= others)
 
 
 def _start_pose(rng: np.random.Generator, spec: HouseSpec, grid: OccupancyGrid, room: str) -> Pose:

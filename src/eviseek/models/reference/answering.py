@@ -43,7 +43,7 @@ def explore_check(req: Request) -> dict[str, Any]:
     enough = final or verdict.confidence >= 0.9
     view = req.current
     if req.house is not None and view is not None:
-        side = house.heading(req.house, view, set())[0]
+        side = house.heading(req.house, view)[0]
     else:
         side = navigate.target_side(req.task, view) if view is not None else None
     return {

@@ -12,12 +12,17 @@ split uses:
   seeds 9200-9205, ``scripts/house_object_calibration.py``).
 
 A view is then summarised as: the room under the camera (the floor colour filling the bottom of
-the frame), the other rooms whose floors show (through doorways), and the small coloured blobs
-below the horizon, each with the category its shape fits best, or none. Blobs too small to read
-with confidence are marked far, and the steering walks up to them before a demand counts as
-covered. Answers combine the summaries of every attached view (see :func:`solve_house`); a
-Long-Term Navigation answer chains the doorways seen (a room's floor in view from inside another)
-from the start room to the goal. It is a reference player, not a good one: a piece of furniture
+the frame), the other rooms whose floors show, the doorways in view (two floors that meet, one
+directly beyond the other: walls are opaque, so only an open doorway lets them touch; a room
+seen through two aligned doorways meets its neighbour's floor, not the camera room's), and the
+small coloured blobs below the horizon, each with the category its shape fits best, or none.
+Blobs too small to read with confidence are marked far, and the steering walks up to them before
+a demand counts as covered. Answers combine the summaries of every attached view (see
+:func:`solve_house`); a Long-Term Navigation answer chains the doorways seen from the start room
+to the goal. Steering (:func:`goal_x`, :func:`steer`) heads for the doorway on the known route to
+the target room, turning in whole 30-degree turns only when the goal lies more than 20 degrees
+off centre; the rooms entered and doorways seen are kept as a :class:`HouseMap` in the working
+memory's notes. It is a reference player, not a good one: a piece of furniture
 far away can pass for a small object, and an object in front of furniture of its own colour is
 lost in it.
 """
@@ -25,6 +30,7 @@ lost in it.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import zlib
 from collections import Counter
@@ -54,7 +60,24 @@ ROOM_MIN_SHARE = 0.15
 ROOM_FALLBACK_SHARE = 0.04
 """With no floor at the bottom of the frame, the floor filling this share of it names the room."""
 OTHER_ROOM_MIN_PIXELS = 150
-"""Pixels of another room's floor that count as seeing that room (about 0.2 % of 320x240)."""
+"""Pixels of another room's floor that count as seeing that room (about 0.2 % of 320x240; scaled
+to the frame's area for other sizes)."""
+DOOR_GAP_ROWS = 2
+"""Rows (at 240 px height; scaled) two floors may lie apart in one column and still meet: a
+seam of shading where two floor slabs join under a doorway."""
+DOOR_MIN_COLUMNS = 10
+"""Adjacent columns (at 320 px width; scaled) over which two floors must meet, without a break,
+to show a doorway: a doorway 5 m away spans about 30. Shorter or broken runs are furniture
+whose colour passes for a floor (dark table legs, a pale cabinet side) standing on a floor."""
+HFOV_DEGREES = 90.0
+"""The house camera's horizontal field of view (``HouseSpec.hfov``): turns bearings into pixels."""
+TURN_DEGREES = 30.0
+"""One turn of the navigation interface (the EviSeek paper's Table 7)."""
+TURN_THRESHOLD = 20.0
+"""Bearing (degrees off the view's centre) past which the policy turns toward a goal. Above half
+a turn (15), so a turn can never overshoot into the opposite band: the goal ends within 15
+degrees of the centre after turning, short of this threshold, and the policy walks instead of
+turning back (no left-right flip-flop at a doorway)."""
 
 OBJECT_MIN_AREA = house_objects.MIN_AREA
 FAR_CONFIDENCE = 0.6
@@ -104,14 +127,73 @@ class HouseView:
     """Horizontal centre (share of width) of each other room's floor in view."""
     unread: list[Seen] = field(default_factory=list)
     """Small colour blobs too far away to read (no category): worth walking closer to."""
+    links: dict[frozenset[str], int] = field(default_factory=dict)
+    """Pairs of rooms whose floors meet in the picture (one floor directly beyond the other in
+    some columns), with the number of such columns: a doorway between the two. Rooms seen through
+    two aligned doorways meet only their neighbour's floor, never the camera room's."""
+    door_x: dict[str, float] = field(default_factory=dict)
+    """For each room whose floor meets the camera room's floor: the horizontal centre (share of
+    the width) of the columns where they meet, i.e. where the doorway is."""
+
+
+def _scaled(n: float, size: int, reference: int) -> int:
+    return max(1, round(n * size / reference))
+
+
+def floor_links(label: np.ndarray) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], float]]:
+    """Where two floors meet in a picture of floor labels (:func:`floor_labels`).
+
+    In every column, reading down the picture, a floor pixel followed (within a seam of
+    :data:`DOOR_GAP_ROWS`) by another room's floor pixel is one meeting: the upper floor lies just
+    beyond the lower one. Walls are full height and opaque, so two floors meet like this only
+    across an open doorway. Returns, per ordered pair ``(near, far)`` of label indices, the width
+    in columns of the widest unbroken run where they meet and that run's mean column (share of
+    the width)."""
+    h, w = label.shape
+    gap = _scaled(DOOR_GAP_ROWS, h, 240)
+    cols, rows = np.nonzero(label.T >= 0)  # column-major: down each column in turn
+    if cols.size < 2:
+        return {}, {}
+    labs = label[rows, cols]
+    meet = (cols[1:] == cols[:-1]) & (rows[1:] - rows[:-1] <= gap) & (labs[1:] != labs[:-1])
+    far, near, where = labs[:-1][meet], labs[1:][meet], cols[:-1][meet]
+    n_labels = len(FLOOR_LOOKS)
+    key = (near * n_labels + far) * w + where
+    uniq = np.unique(key)
+    pair, col = uniq // w, uniq % w
+    counts: dict[tuple[int, int], int] = {}
+    centre: dict[tuple[int, int], float] = {}
+    for k in np.unique(pair):
+        at = col[pair == k]  # sorted
+        # The longest run of columns with no break of more than one column.
+        breaks = np.nonzero(np.diff(at) > 2)[0]
+        starts = np.concatenate([[0], breaks + 1])
+        ends = np.concatenate([breaks, [at.size - 1]])
+        best = int(np.argmax(at[ends] - at[starts]))
+        run = at[starts[best] : ends[best] + 1]
+        counts[(int(k) // n_labels, int(k) % n_labels)] = int(run[-1] - run[0] + 1)
+        centre[(int(k) // n_labels, int(k) % n_labels)] = float(run.mean() / w)
+    return counts, centre
 
 
 def floor_labels(rgb: np.ndarray) -> np.ndarray:
-    """Per pixel: the index (into :data:`FLOOR_LOOKS`) of the room type whose floor it shows, or -1."""
+    """Per pixel: the index (into :data:`FLOOR_LOOKS`) of the room type whose floor it shows, or -1.
+
+    Some walls and furniture are painted in floor colours, so a colour match alone is not
+    floor. With a level camera, floor lies below the horizon (the middle row), and never reaches
+    it in a house (12 m away it is still some 7 degrees below); a run of a floor colour that
+    crosses the middle row is a wall seen close up, and is not floor."""
     px = rgb.astype(np.int16)
     protos = np.array(list(FLOOR_LOOKS.values()), dtype=np.int16)
     diff = np.abs(px[:, :, None, :] - protos[None, None, :, :]).max(axis=3)
-    return np.where(diff.min(axis=2) <= FLOOR_TOLERANCE, diff.argmin(axis=2), -1)
+    label = np.where(diff.min(axis=2) <= FLOOR_TOLERANCE, diff.argmin(axis=2), -1)
+    mid = label.shape[0] // 2
+    at_horizon = label[mid]
+    same = label[mid:] == at_horizon[None, :]
+    run = np.where(same.all(axis=0), same.shape[0], np.argmin(same, axis=0))  # rows from mid
+    rows = np.arange(label.shape[0])[:, None]
+    wall = (rows < mid) | ((at_horizon[None, :] >= 0) & (rows < mid + run[None, :]))
+    return np.where(wall, -1, label)
 
 
 def read_view(view: View) -> HouseView:
@@ -134,10 +216,22 @@ def read_view(view: View) -> HouseView:
         # Furniture fills the bottom of the frame: the floor that shows most is most likely ours.
         room = names[int(counts.argmax())]
     floor_x: dict[str, float] = {}
+    min_pixels = _scaled(OTHER_ROOM_MIN_PIXELS, h * w, 320 * 240)
     for i, n in enumerate(names):
-        if n != room and counts[i] >= OTHER_ROOM_MIN_PIXELS:
+        if n != room and counts[i] >= min_pixels:
             xs = np.nonzero(label == i)[1]
             floor_x[n] = float(xs.mean() / w)
+    met, met_x = floor_links(label)
+    min_cols = _scaled(DOOR_MIN_COLUMNS, w, 320)
+    links: dict[frozenset[str], int] = {}
+    door_x: dict[str, float] = {}
+    for (near_i, far_i), n_cols in met.items():
+        if n_cols < min_cols or counts[near_i] < min_pixels or counts[far_i] < min_pixels:
+            continue
+        key = frozenset((names[near_i], names[far_i]))
+        links[key] = links.get(key, 0) + n_cols
+        if names[near_i] == room:
+            door_x[names[far_i]] = met_x[(near_i, far_i)]
     objects: list[Seen] = []
     unread: list[Seen] = []
     for colour, blobs in view.blobs.items():
@@ -160,7 +254,15 @@ def read_view(view: View) -> HouseView:
                 objects.append(Seen(colour, cat, fit, b.area, x, on or room, near))
             elif not near:
                 unread.append(Seen(colour, "", fit, b.area, x, on or room, False))
-    out = HouseView(room=room, rooms=rooms, objects=objects, floor_x=floor_x, unread=unread)
+    out = HouseView(
+        room=room,
+        rooms=rooms,
+        objects=objects,
+        floor_x=floor_x,
+        unread=unread,
+        links=links,
+        door_x=door_x,
+    )
     view.__dict__["_house"] = out  # analysed views are cached by content, so this is read once
     return out
 
@@ -239,14 +341,20 @@ def read_ask(question: str, options: list[str] | None = None) -> HouseAsk | None
     return None
 
 
+LTN_MAX_BETWEEN = 2
+"""Most rooms a Long-Term Navigation answer passes between the two it names (the houses ask
+routes of 2 to 4 rooms, every well-formed one as often as the next: docs/house.md)."""
+
+
 def _guess(ask: HouseAsk, answers: list[str]) -> str:
     """A fixed guess drawn from the question's own text: a text-only reader can do no better.
-    For a room sequence it is one of the well-formed sequences (the two named rooms with one or
-    more of the others between them, in any order), each as likely as the next."""
+    For a room sequence it is one of the well-formed sequences (the two named rooms with up to
+    :data:`LTN_MAX_BETWEEN` of the others between them, in any order), each as likely as the next."""
     if ask.kind == "long_term_navigation" and ask.room and ask.other:
         others = sorted(set(answers) - {ask.room, ask.other})
         k = zlib.crc32(ask.text.encode())
-        routes = [p for n in range(1, len(others) + 1) for p in itertools.permutations(others, n)]
+        top = min(LTN_MAX_BETWEEN, len(others))
+        routes = [p for n in range(0, top + 1) for p in itertools.permutations(others, n)]
         if routes:
             return " | ".join([ask.room, *routes[k % len(routes)], ask.other])
     if not answers:
@@ -285,26 +393,26 @@ def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
             sure = 0.95 if room in close else FAR_CONFIDENCE
             verdict = Verdict(room, sure, where[room], f"a {ask.colour} {ask.category} in the {room}")
     elif ask.kind == "traversable_passage":
-        # Two floors in one view meet at a doorway (a room two doorways off shows less floor).
+        # Two floors that meet in a view meet at a doorway (HouseView.links).
         votes = Counter()
         first: dict[str, int] = {}
         for i, s in enumerate(seen):
-            if s.rooms.get(str(ask.room), 0) < OTHER_ROOM_MIN_PIXELS:
-                continue
-            for r, n in s.rooms.items():
-                if r != ask.room and r in ask.options and n >= OTHER_ROOM_MIN_PIXELS:
-                    votes[r] += n
-                    first.setdefault(r, i)
+            for pair, n in s.links.items():
+                if ask.room in pair:
+                    (r,) = pair - {str(ask.room)}
+                    if r in ask.options:
+                        votes[r] += n
+                        first.setdefault(r, i)
         if votes:
             room = votes.most_common(1)[0][0]
             verdict = Verdict(
                 room, 0.95, first[room], f"the {room} floor meets the {ask.room}'s at a doorway"
             )
     elif ask.kind == "regional_boundary":
+        key = frozenset((str(ask.room), str(ask.other)))
         for i, s in enumerate(seen):
-            both = [s.rooms.get(str(r), 0) >= OTHER_ROOM_MIN_PIXELS for r in (ask.room, ask.other)]
-            if all(both):
-                verdict = Verdict("a doorway", 0.95, i, f"the {ask.other} shows from the {ask.room}")
+            if key in s.links:
+                verdict = Verdict("a doorway", 0.95, i, f"the {ask.other}'s floor meets the {ask.room}'s")
                 break
     elif ask.kind == "long_term_navigation":
         found = _route(seen, str(ask.room), str(ask.other))
@@ -318,18 +426,13 @@ def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
 
 
 def doorways(seen: list[HouseView]) -> dict[frozenset[str], tuple[int, int]]:
-    """The doorways ``seen`` show: a room's floor in view from inside another room means a doorway
-    between the two. Per pair of rooms, the most floor pixels of one seen from the other, and the
-    last view that showed it."""
+    """The doorways ``seen`` show: two floors meeting in a view (:attr:`HouseView.links`). Per
+    pair of rooms, the widest meeting seen (in columns) and the last view that showed it."""
     out: dict[frozenset[str], tuple[int, int]] = {}
     for i, s in enumerate(seen):
-        if s.room is None:
-            continue
-        for r, n in s.rooms.items():
-            if r != s.room and n >= OTHER_ROOM_MIN_PIXELS:
-                key = frozenset((s.room, r))
-                best = out.get(key, (0, i))[0]
-                out[key] = (max(best, n), i)
+        for key, n in s.links.items():
+            best = out.get(key, (0, i))[0]
+            out[key] = (max(best, n), i)
     return out
 
 
@@ -427,22 +530,137 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
 # ------------------------------------------------------------------------------ steering
 
 
+@dataclass
+class HouseMap:
+    """What the policy knows of a house's layout: rooms it has stood in and doorways it has seen.
+
+    It is written into the working memory's notes (:func:`map_note`) and read back from them
+    (:func:`read_map`), so it lasts as long as the memory does (the navigation variant keeps one
+    memory for the whole episode)."""
+
+    visited: set[str] = field(default_factory=set)
+    doors: set[frozenset[str]] = field(default_factory=set)
+
+    def add(self, view: HouseView) -> None:
+        """Add what one view shows."""
+        if view.room is not None:
+            self.visited.add(view.room)
+        self.doors |= set(view.links)
+
+    def route(self, start: str, goal: str) -> list[str] | None:
+        """The fewest-doorway chain of known doorways from ``start`` to ``goal`` (breadth first)."""
+        paths = {start: [start]}
+        todo = [start]
+        while todo:
+            room = todo.pop(0)
+            if room == goal:
+                return paths[room]
+            for pair in sorted(self.doors, key=sorted):
+                if room in pair:
+                    (nxt,) = pair - {room}
+                    if nxt not in paths:
+                        paths[nxt] = [*paths[room], nxt]
+                        todo.append(nxt)
+        return None
+
+
+_MAP_ROOM = re.compile(
+    r"\bin the (" + "|".join(sorted(map(re.escape, FLOOR_LOOKS), key=len, reverse=True)) + r")\b"
+)
+"""A room name after "in the" (whole names only: "in the kitchen then in the hallway" names two)."""
+_MAP_DOORS = re.compile(r"doorways ([a-z /,]+)")
+
+
+def map_note(views: list[HouseView]) -> str:
+    """The rooms and doorways ``views`` show, in the words :func:`read_map` reads back."""
+    rooms = list(dict.fromkeys(v.room for v in views if v.room is not None))
+    doors = list(dict.fromkeys(" / ".join(sorted(p)) for v in views for p in v.links))
+    text = f"in the {' then in the '.join(rooms)}" if rooms else "in an unknown room"
+    return text + (f"; doorways {', '.join(doors)}" if doors else "")
+
+
+def read_map(lines: list[str]) -> HouseMap:
+    """The house map the notes ``lines`` record (see :func:`map_note`)."""
+    out = HouseMap()
+    for line in lines:
+        out.visited |= {r for r in _MAP_ROOM.findall(line) if r in FLOOR_LOOKS}
+        for found in _MAP_DOORS.findall(line):
+            for pair in found.split(","):
+                rooms = [r.strip() for r in pair.split("/")]
+                if len(rooms) == 2 and all(r in FLOOR_LOOKS for r in rooms) and rooms[0] != rooms[1]:
+                    out.doors.add(frozenset(rooms))
+    return out
+
+
+OPEN_MIN_SHARE = 0.12
+"""Share of the frame's height that open floor must reach up from its bottom edge, in the best
+direction, for the way to count as open (less: a wall or furniture right ahead)."""
+
+
+def floor_reach(view: View) -> np.ndarray:
+    """Per column, how far up from the bottom edge the floor runs unbroken (share of the height):
+    the nearer a wall or piece of furniture stands in that direction, the lower it is."""
+    assert view.rgb is not None
+    label = floor_labels(view.rgb)
+    h = label.shape[0]
+    floor = label[::-1] >= 0  # bottom row first
+    return np.where(floor.all(axis=0), h, np.argmin(floor, axis=0)) / h
+
+
+def open_way(view: View) -> tuple[float, float]:
+    """The most open direction in ``view``: the horizontal share of the frame whose band of
+    columns (a tenth of the width, about the agent's body a metre ahead) has floor reaching
+    furthest up from the bottom edge, and that reach (share of the height)."""
+    reach = floor_reach(view)
+    w = reach.size
+    k = max(1, w // 10)
+    band = np.convolve(reach, np.ones(k), mode="valid") / k
+    i = int(np.argmax(band))
+    return (i + k / 2) / w, float(band[i])
+
+
+def freer_side(view: View) -> str:
+    """``left`` or ``right``: the half of the view with more open floor (to step aside to)."""
+    reach = floor_reach(view)
+    half = reach.size // 2
+    return "left" if reach[:half].mean() > reach[half:].mean() else "right"
+
+
+def bearing(x: float) -> float:
+    """Degrees a point at horizontal share ``x`` of the frame lies off its centre (left < 0)."""
+    half = math.tan(math.radians(HFOV_DEGREES / 2))
+    return math.degrees(math.atan((2 * x - 1) * half))
+
+
+def steer(x: float) -> tuple[str, int]:
+    """Turn toward a goal at horizontal share ``x``: ``("left" | "right", turns)`` when it lies
+    more than :data:`TURN_THRESHOLD` off centre, else ``("ahead", 0)``. The turns are the whole
+    30-degree turns nearest to its bearing, so it ends within half a turn of the centre."""
+    b = bearing(x)
+    if abs(b) <= TURN_THRESHOLD:
+        return "ahead", 0
+    return ("left" if b < 0 else "right"), max(1, round(abs(b) / TURN_DEGREES))
+
+
 def covered(ask: HouseAsk, views: list[View]) -> bool:
     """Whether ``views`` hold the evidence the question's demand asks for."""
     return solve_house(ask, views).confidence >= 0.9
 
 
-def heading(ask: HouseAsk, view: View, visited: set[str]) -> tuple[str | None, str]:
-    """Where to head from ``view``: ``left``/``ahead``/``right`` toward the target room's floor (or,
-    inside it, toward the nearest small object), else toward a room not yet visited."""
+def goal_x(ask: HouseAsk, view: View, known: HouseMap | None = None) -> tuple[float | None, str]:
+    """Where to head from ``view`` (a horizontal share of the frame, ``None``: nowhere in view)
+    and why. In order: a far object the question names (to read it); inside the target room,
+    nothing more; the doorway to the next room on the known route to the target room; the
+    target room's floor; the doorway to a room not yet stood in; any room not yet stood in."""
     s = read_view(view)
+    known = known if known is not None else HouseMap()
     target = ask.target_room
     if ask.kind == "location":
         # Walk up to anything of the named colour that is too far away to read.
         far = [o for o in [*s.objects, *s.unread] if o.colour == ask.colour and not o.near]
         if far:
             o = max(far, key=lambda o: o.area)
-            return _side(o.x), f"walk up to the {o.colour} thing to read it"
+            return o.x, f"walk up to the {o.colour} thing to read it"
     if target is not None and s.room == target:
         if ask.kind in ("attribute", "counting", "existence", "relation"):
             # Read small things from close by: first far ones of the named kind, then unread blobs.
@@ -451,16 +669,29 @@ def heading(ask: HouseAsk, view: View, visited: set[str]) -> tuple[str | None, s
             if far:
                 o = max(far, key=lambda o: o.area)
                 what = f"{o.colour} {o.category or 'thing'}"
-                return _side(o.x), f"walk up to the {what} to read it"
+                return o.x, f"walk up to the {what} to read it"
         return None, f"in the {target}"
+    if target is not None and s.room is not None:
+        both = HouseMap(visited=set(known.visited), doors=known.doors | set(s.links))
+        route = both.route(s.room, target)
+        if route is not None and len(route) >= 2 and route[1] in s.door_x:
+            return s.door_x[route[1]], f"the doorway to the {route[1]}, on the way to the {target}"
     if target is not None and target in s.floor_x:
-        return _side(s.floor_x[target]), f"the {target} shows that way"
-    fresh = [r for r in s.floor_x if r not in visited]
+        return s.floor_x[target], f"the {target} shows that way"
+    fresh = [r for r in s.door_x if r not in known.visited]
     if fresh:
         r = max(fresh, key=lambda r: s.rooms.get(r, 0))
-        return _side(s.floor_x[r]), f"a room not yet seen ({r}) shows that way"
+        return s.door_x[r], f"a doorway to a room not yet entered ({r})"
+    fresh = [r for r in s.floor_x if r not in known.visited]
+    if fresh:
+        r = max(fresh, key=lambda r: s.rooms.get(r, 0))
+        return s.floor_x[r], f"a room not yet entered ({r}) shows that way"
     return None, "nothing to head for"
 
 
-def _side(x: float) -> str:
-    return "left" if x < 0.38 else "right" if x > 0.62 else "ahead"
+def heading(ask: HouseAsk, view: View, known: HouseMap | None = None) -> tuple[str | None, str]:
+    """Where to head from ``view``: ``left``/``right`` (turn first) or ``ahead``, or ``None``."""
+    x, why = goal_x(ask, view, known)
+    if x is None:
+        return None, why
+    return steer(x)[0], why

@@ -58,34 +58,67 @@ def target_size(task: Task, view: View) -> float:
     return max(areas, default=0) / max(1, view.width * view.height)
 
 
-_IN_ROOM = re.compile(r"\bin the ([a-z]+(?: [a-z]+)?)\b")
-
-
 def visited_rooms(lines: list[str]) -> set[str]:
     """Rooms the notes say a view was taken in ("in the kitchen: ...")."""
-    return {m for line in lines for m in _IN_ROOM.findall(line) if m in house.FLOOR_LOOKS}
+    return house.read_map(lines).visited
+
+
+ENTER_STEPS = 8
+"""Steps (2 m) walked on into the target room when its floor first fills the bottom of the view
+(that floor lies a metre or two ahead); the memory line of that GOTO, unblocked, marks the room
+as entered."""
+_ASIDE = "the way ahead is blocked; step aside"
+_ASIDE_ARGS = "'degrees': 60, 'steps': 2}"
+_ENTER = f"GOTO {{'direction': 'ahead', 'steps': {ENTER_STEPS}}}"
 
 
 def house_intent(
     ask: house.HouseAsk, view: View, memory: list[str], trail: list[str], remaining: int
 ) -> tuple[str, dict[str, object], str]:
-    """EviSeek's next intent for a house question."""
+    """EviSeek's next intent for a house question.
+
+    The floor at the bottom of the frame lies a metre or two ahead, so a view can show the
+    target room before the agent stands in it: the policy first walks on into it, then turns
+    round (two half-turn sweeps) once there. Otherwise it heads for the goal
+    :func:`house.goal_x` picks on the map the notes record, turning only when the goal lies more
+    than 20 degrees off centre (whole 30-degree turns), else walking three steps; with no goal in
+    view, or after a blocked move, it heads for the most open floor in view
+    (:func:`house.open_way`), and turns right by 90 degrees when there is none."""
     seen = house.read_view(view)
     here = seen.room
-    sweeps_here = sum(
-        1 for m in memory if m.startswith("SWEEP") and here is not None and f"in the {here}" in m
-    )
-    last = (memory or [""])[-1]
-    if here is not None and here == ask.target_room and sweeps_here < 2 and not last.startswith("SWEEP"):
-        return "SWEEP", {"direction": "left", "turns": 6}, f"in the {here}: turn round to see all of it"
-    side, why = house.heading(ask, view, visited_rooms(memory))
-    if side in ("left", "right"):
-        return "FACE", {"direction": side, "degrees": 30}, why
-    if side == "ahead" and not _FAILED.search((trail or [""])[-1]):
+    blocked = _FAILED.search((trail or [""])[-1]) is not None
+    if blocked:
+        # Something the floor check missed is in the way (a door jamb, a table's overhang): turn
+        # toward the freer side and walk on past it; blocked again, keep turning the same way,
+        # so repeated blocks add up to turning round rather than swinging back and forth.
+        last = (memory or [""])[-1]
+        again = last.startswith("GOTO") and _ASIDE_ARGS in last and _FAILED.search(last) is not None
+        side = ("left" if "'direction': 'left'" in last else "right") if again else house.freer_side(view)
+        return "GOTO", {"direction": side, "degrees": 60, "steps": 2}, _ASIDE
+    if here is not None and here == ask.target_room:
+        entered = any(
+            m.startswith(_ENTER) and f"in the {here}" in m and not _FAILED.search(m) for m in memory
+        )
+        swept = sum(1 for m in memory if m.startswith("SWEEP") and f"in the {here}" in m)
+        last = (memory or [""])[-1]
+        if not entered:
+            walk_in = f"the {here} lies ahead: walk into it"
+            return "GOTO", {"direction": "ahead", "steps": ENTER_STEPS}, walk_in
+        if swept < 2 and not last.startswith("SWEEP"):
+            return "SWEEP", {"direction": "left", "turns": 6}, f"in the {here}: turn round to see all of it"
+    x, why = house.goal_x(ask, view, house.read_map(memory))
+    if x is not None:
+        side, turns = house.steer(x)
+        if side in ("left", "right"):
+            return "FACE", {"direction": side, "degrees": 30 * turns}, why
         return "GOTO", {"direction": "ahead", "steps": 3}, why
-    if _FAILED.search((trail or [""])[-1]):
-        return "FACE", {"direction": "right", "degrees": 90}, "the way ahead is blocked; turn away"
-    return "GOTO", {"direction": "ahead", "steps": 6}, "walk on to see more of the house"
+    way, reach = house.open_way(view)
+    if reach < house.OPEN_MIN_SHARE:
+        return "FACE", {"direction": "right", "degrees": 90}, "no open floor ahead; turn away"
+    side, turns = house.steer(way)
+    if side in ("left", "right"):
+        return "FACE", {"direction": side, "degrees": 30 * turns}, "turn toward the most open floor"
+    return "GOTO", {"direction": "ahead", "steps": 4}, "walk on over open floor to see more of the house"
 
 
 def nav_intent(
@@ -134,7 +167,7 @@ def nav_atomic(
     if ask is not None:
         if settled:
             return None, "what I have seen settles the question"
-        side, why = house.heading(ask, view, set())
+        side, why = house.heading(ask, view)
         if side in ("left", "right") and f"turn_{side}" in legal and actions[-2:] != [f"turn_{side}"] * 2:
             return f"turn_{side}", why
         if failed_last:

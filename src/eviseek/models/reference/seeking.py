@@ -154,36 +154,32 @@ NAMED_COLOUR_SHARE = 0.002
 
 def _keep_house(req: Request, candidates: list[View]) -> dict[str, Any]:
     """Keep the views that show something the house question turns on: its room (with any small
-    objects in it), another room's floor through a doorway, or the object it names anywhere.
-    The note names the room each kept view was taken in (the policy's own map)."""
+    objects in it), a doorway (two floors meeting), or the object it names anywhere. The note,
+    kept or not, names the rooms the views were taken in and the doorways they show (the
+    policy's map, read back from the working memory by :func:`house.read_map`)."""
     ask = req.house
     assert ask is not None
     frames: list[int] = []
-    notes: list[str] = []
-    for i, v in enumerate(candidates):
-        s = house.read_view(v)
+    things: list[str] = []
+    summaries = [house.read_view(v) for v in candidates]
+    for i, s in enumerate(summaries):
         useful = (
             (s.room is not None and s.room in (ask.room, ask.other))
             or any(ask.category in (None, o.category) for o in s.objects)
             or (
                 ask.kind in ("traversable_passage", "regional_boundary", "long_term_navigation")
-                and bool(s.floor_x)
+                and bool(s.links)
             )
             or (ask.kind == "long_term_navigation" and s.room is not None)
         )
         if useful:
             frames.append(i + 1)
-            things = ", ".join(f"{o.colour} {o.category}" for o in s.objects[:3]) or "no small object"
-            rooms = ", ".join(s.floor_x) or "no other room"
-            notes.append(f"in the {s.room or 'unknown room'}: {things}; {rooms} in view")
+            things += [f"{o.colour} {o.category}" for o in s.objects]
+    where = house.map_note(summaries)
     if not frames:
-        where = house.read_view(candidates[-1]).room if candidates else None
-        return {
-            "keep": False,
-            "frames": [],
-            "note": f"in the {where or 'unknown room'}: nothing the question needs",
-        }
-    return {"keep": True, "frames": frames[-3:], "note": notes[-1]}
+        return {"keep": False, "frames": [], "note": f"{where}; nothing the question needs"}
+    seen = ", ".join(list(dict.fromkeys(things))[:3]) or "no small object"
+    return {"keep": True, "frames": frames[-3:], "note": f"{where}; {seen}"}
 
 
 def _coverage_nav(req: Request) -> dict[str, Any]:
