@@ -18,8 +18,13 @@ class ConfigError(EviseekError, ValueError):
 
 
 class SettingError(ConfigError):
-    """A value the user gave is wrong (a flag, a setting, a plugin to pass); nothing was run.
-    The command line exits with its usage code (2) for it, like a bad flag."""
+    """A value the user gave is wrong: a flag, a setting, the content of a file they named, or a
+    plugin; nothing was run. The command line exits with its usage code (2) for it, like a bad flag."""
+
+
+class PluginError(SettingError):
+    """A plugin could not be imported: it is missing, does not parse, raises, lacks a package or
+    calls ``sys.exit`` while being imported."""
 
 
 class MissingExtraError(EviseekError, ImportError):

@@ -90,6 +90,8 @@ def test_demo_with_a_real_openai_compatible_server(tmp_path: Path) -> None:
     def answer(request: dict) -> str:
         # Real providers never see the stage metadata: the request is plain chat with images.
         assert "stage" not in json.dumps(request)
+        if "Reply with the word OK." in json.dumps(request):
+            return "OK"  # the one text-only check before the first episode (as `eval` sends)
         assert request_images(request), "the demo sends the scene's pixels"
         return '{"answer": "yes", "reasoning": "a fixed reply from the test server"}'
 
@@ -114,7 +116,7 @@ def test_demo_with_a_real_openai_compatible_server(tmp_path: Path) -> None:
             tmp_path,
         )
         assert proc.returncode == 0, proc.stderr
-        assert len(srv.requests) == 2
+        assert len(srv.requests) == 3  # the server check, then one call per episode
         assert {r["json"]["model"] for r in srv.requests} == {"test-vlm"}
     assert "openai/test-vlm" in proc.stdout and "not a VLM" not in proc.stdout
     assert "2 episode(s) run, 0 already done, 0 failed" in proc.stdout

@@ -30,7 +30,7 @@ def test_serve_refuses_bad_settings_with_2_and_other_errors_with_1() -> None:
     assert "error: cannot build eviseek/ImageZoom-v0 with --env-arg no_such_setting=1" in bad_arg.output
     unknown = _serve("--env", "nope/Nothing-v0")
     assert (
-        unknown.exit_code == EXIT_ERROR and "error: unknown environment 'nope/Nothing-v0'" in unknown.output
+        unknown.exit_code == EXIT_USAGE and "error: unknown environment 'nope/Nothing-v0'" in unknown.output
     )
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -47,4 +47,4 @@ def test_eval_judge_score_and_report_show_express_metrics(tmp_path: Path) -> Non
     md = (run / "report" / "report.md").read_text()
     assert "## EXPRESS-Bench" in md and "| passive |" in md
     res = runner.invoke(app, ["judge", str(run), "--protocol", "nope", "--model", "reference/tabletop"])
-    assert res.exit_code == 1 and "unknown --protocol" in res.output
+    assert res.exit_code == 2 and "unknown --protocol" in res.output

@@ -28,7 +28,7 @@ def test_generate_then_render(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert Image.open(png).size == (80, 60) and "turn_left" in res.output and "support" in res.output
     res = runner.invoke(app, ["house", "render", str(out), "--id", qs[0].id, "-a", "look_up", "-o", str(png)])
-    assert res.exit_code == 1 and "legal actions" in res.output
+    assert res.exit_code == 2 and "legal actions" in res.output
 
 
 def test_generate_a_sample_of_a_split(tmp_path: Path) -> None:

@@ -95,11 +95,11 @@ def test_replay_refuses_bad_input(recorded: Path, tmp_path: Path) -> None:
         parse_variants("board,no_demands")
     assert parse_variants("no_board,board") == ["board", "no_board"]
     same = CliRunner().invoke(app, ["replay", str(recorded), "--out", str(recorded), "--model", "reference"])
-    assert same.exit_code == 1 and "new folder" in same.output
+    assert same.exit_code == 2 and "new folder" in same.output
     other = CliRunner().invoke(
         app, ["replay", str(recorded), "--out", str(tmp_path / "o"), "--model", "reference", "--agent", "x"]
     )
-    assert other.exit_code == 1 and "no recorded 'x' episodes" in other.output
+    assert other.exit_code == 2 and "no recorded 'x' episodes" in other.output
 
 
 def test_a_question_without_an_online_episode_counts_as_incorrect_in_the_replay(

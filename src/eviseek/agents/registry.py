@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from eviseek._registration import Origin, Origins, caller_origin
 from eviseek.agents.base import Agent
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 
 AgentFactory = Callable[..., Agent]
 """Builds an agent from keyword settings (see :class:`AgentEntry` for which keywords)."""
@@ -44,6 +44,9 @@ class AgentEntry:
 
     factory: AgentFactory
     config: type[BaseModel] | None = None
+    envs: frozenset[str] | None = None
+    """The environment ids the agent was built for (``None``: any). A run that gives it a
+    question of another environment is refused before it starts, not run to a meaningless score."""
 
 
 def _builtin(module: str, agent: str, config: str) -> Callable[[], AgentEntry]:
@@ -59,8 +62,10 @@ def _builtin(module: str, agent: str, config: str) -> Callable[[], AgentEntry]:
 def _autotool() -> AgentEntry:
     # Lazy, so the AutoTool prompts and parser load only when the agent is first built.
     from eviseek.agents.autotool import AutoToolConfig, autotool_agent
+    from eviseek.envs.image.env import ImageZoomEnv
 
-    return AgentEntry(factory=autotool_agent, config=AutoToolConfig)
+    # AutoTool's protocol is a zoom-in tool on one image; it has no moves for a 3D scene.
+    return AgentEntry(factory=autotool_agent, config=AutoToolConfig, envs=frozenset({ImageZoomEnv.env_id}))
 
 
 _BUILTINS: dict[str, Callable[[], AgentEntry]] = {
@@ -178,7 +183,7 @@ def _resolve(name: str) -> str:
     key = name.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in _AGENTS:
-        raise ConfigError(f"unknown agent {name!r}; known agents: {', '.join(agent_names())}")
+        raise SettingError(f"unknown agent {name!r}; known agents: {', '.join(agent_names())}")
     return key
 
 
@@ -198,7 +203,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     cfg_cls = _AGENTS[name]().config
     if cfg_cls is None:
         if options:
-            raise ConfigError(
+            raise SettingError(
                 f"agent spec {spec!r}: {name} was registered without a config and takes no options"
             )
         return name, {}
@@ -217,12 +222,27 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
             if field is None or field.annotation is not bool:
                 flags = [k for k, f in cfg_cls.model_fields.items() if f.annotation is bool]
                 named = f"; presets: {', '.join(presets)}" if presets else ""
-                raise ConfigError(
+                raise SettingError(
                     f"agent spec {spec!r}: {opt!r} is not a switch of {name}; switches: {', '.join(flags)}"
                     f"{named} (use key=value for other settings)"
                 )
             overrides[key] = True
     return name, overrides
+
+
+def check_agent_envs(specs: Iterable[str], env_ids: Iterable[str]) -> None:
+    """Refuse (:class:`SettingError`) an agent given questions of an environment it was not built
+    for (see :attr:`AgentEntry.envs`), naming the agent, the environment and what it takes."""
+    needed = sorted(set(env_ids))
+    for spec in specs:
+        name, _ = parse_agent_spec(spec)
+        allowed = _AGENTS[name]().envs
+        wrong = [e for e in needed if allowed is not None and e not in allowed]
+        if wrong:
+            raise SettingError(
+                f"agent {spec!r} was built for {', '.join(sorted(allowed or ()))}, not {wrong[0]}; "
+                "give it a dataset of that environment or pick another agent"
+            )
 
 
 def make_agent(spec: str, **settings: Any) -> Agent:
@@ -243,7 +263,7 @@ def make_agent(spec: str, **settings: Any) -> Agent:
     known_anywhere = {k for cfg in configs for k in cfg.model_fields}
     unknown = sorted(k for k in settings if k not in known_anywhere)
     if unknown:
-        raise ConfigError(
+        raise SettingError(
             f"unknown agent setting(s) {', '.join(unknown)}; "
             f"{name} accepts: {', '.join(cfg_cls.model_fields)}"
         )

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.types import AnswerContract, Image, Question
 from eviseek.types.atomic import write_atomic
 
@@ -384,9 +384,9 @@ def load_benchmark(
         try:
             n, size = int(count), int(width or 2048)
         except ValueError:
-            raise ConfigError(f"synthetic:N[:WIDTH] needs whole numbers, got {arg!r}") from None
+            raise SettingError(f"synthetic:N[:WIDTH] needs whole numbers, got {arg!r}") from None
         if n < 1 or size < 64:
-            raise ConfigError("synthetic:N[:WIDTH] needs N >= 1 and WIDTH >= 64")
+            raise SettingError("synthetic:N[:WIDTH] needs N >= 1 and WIDTH >= 64")
         return kind, load_synthetic(n if limit is None else min(n, limit), image_dir, seed=seed, size=size)
     if kind == "vstar":
         return kind, load_vstar(arg, image_dir, seed=seed, shuffle=shuffle_vstar, limit=limit)

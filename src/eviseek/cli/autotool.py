@@ -104,15 +104,13 @@ def eval_cmd(
     resume, lock, failure handling, exit codes (1 error, 2 bad flag, 3 failed episodes) and
     ``eviseek report``.
     """
-    from eviseek.cli.errors import require_folder
-    from eviseek.cli.eval import cli_errors, execute_run
+    from eviseek.cli.errors import BadSetting, require_folder
+    from eviseek.cli.eval import execute_run
 
     if force_mode not in (None, "tool_on", "tool_off"):
-        typer.echo(f"error: --force-mode must be tool_on or tool_off, not {force_mode!r}", err=True)
-        raise typer.Exit(2)
+        raise BadSetting(f"--force-mode must be tool_on or tool_off, not {force_mode!r}")
     if force_how not in ("token", "instruction"):
-        typer.echo(f"error: --force-how must be token or instruction, not {force_how!r}", err=True)
-        raise typer.Exit(2)
+        raise BadSetting(f"--force-how must be token or instruction, not {force_how!r}")
     run_dir = out or Path("runs") / f"autotool-{dataset.split(':', 1)[0]}"
     require_folder(run_dir)
     flags = AliasFlags(
@@ -133,8 +131,7 @@ def eval_cmd(
         timeout=timeout,
         image_format=image_format,
     )
-    with cli_errors(run_dir):
-        config = resumable_config(flags, run_dir)
+    config = resumable_config(flags, run_dir)
 
     def autotool_table(outcome: EvalOutcome) -> None:
         summary = write_summary(outcome.run_dir, config)

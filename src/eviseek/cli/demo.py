@@ -99,6 +99,8 @@ def demo(
     """Run Passive, Single-model and EviSeek on tabletop questions (or, with --env house, the
     navigation agents on house questions); print the comparison and a report path."""
     from eviseek import __version__
+    from eviseek.cli.errors import EXIT_FAILED_EPISODES, EXIT_INTERRUPTED, BadSetting, fail
+    from eviseek.cli.eval import failures_line
     from eviseek.cli.models import model_kwargs
     from eviseek.eval.config import RunConfig, default_budget
     from eviseek.eval.datasets import load_dataset
@@ -107,8 +109,7 @@ def demo(
     from eviseek.models.registry import provider_of, resolve_model_id
 
     if env not in ENVS:
-        typer.echo(f"error: unknown --env {env!r}; use one of: {', '.join(ENVS)}", err=True)
-        raise typer.Exit(2)
+        raise BadSetting(f"unknown --env {env!r}; use one of: {', '.join(ENVS)}")
     house = env == "house"
     agents = agents or (HOUSE_AGENTS if house else DEFAULT_AGENTS)
     dataset = f"{env}:{split}"
@@ -141,7 +142,9 @@ def demo(
             f"({n} episodes) with {model_id}" + ("" if provider.remote else f" - {provider.description}")
         )
         typer.echo(f"run directory: {run_dir}")
-        outcome = run_eval(config, run_dir, questions=questions, progress=progress)
+        # As `eval` does: a model server that is down or refuses the request stops the demo here
+        # (one line, exit 1) instead of failing every episode.
+        outcome = run_eval(config, run_dir, questions=questions, progress=progress, check_model=True)
         typer.echo(
             f"{outcome.ran} episode(s) run, {outcome.skipped} already done, {outcome.failed} failed "
             f"in {outcome.elapsed_s:.1f}s"
@@ -151,8 +154,7 @@ def demo(
             _judge_house(run_dir, model_id, base_url, api_key_env, config.concurrency)
         files = build_report([run_dir], None, n_resamples=20_000, episodes=episodes)
     except KeyboardInterrupt:
-        typer.echo(f"interrupted; finished episodes are kept in {run_dir}. Rerun to resume.", err=True)
-        raise typer.Exit(130) from None
+        fail(f"interrupted; finished episodes are kept in {run_dir}. Rerun to resume.", EXIT_INTERRUPTED)
     print_comparison(files.data)
     if house:
         from eviseek.cli.score import print_express
@@ -164,6 +166,10 @@ def demo(
         typer.echo(
             f"episode pages: {len(files.episode_pages)} under {(files.out_dir / 'episodes').resolve()}"
         )
+    failed = sum(a.failed for a in outcome.summary.agents)
+    if failed:  # the tables above count them as incorrect; a script must not read this as success
+        rerun = f"run them again with `eviseek eval --out {run_dir} --retry-failed`"
+        fail(failures_line(run_dir, failed, outcome.total, rerun), EXIT_FAILED_EPISODES)
 
 
 def _pct(x: float | None) -> str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from eviseek.cli.errors import POSITIVE, BadSetting, env_url_option, number
+from eviseek.cli.errors import EXIT_ERROR, POSITIVE, BadSetting, env_url_option, number
 
 if TYPE_CHECKING:
     from eviseek.envs.remote.server import EnvServer
@@ -181,4 +181,4 @@ def check(
     results = check_server(url, token, questions[0], timeout_s=timeout, encodings=encodings)
     typer.echo(results_json(results) if as_json else format_results(results))
     if not all(r.ok for r in results):
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_ERROR)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -29,8 +28,8 @@ EXIT_CODES: dict[int, str] = {
     EXIT_ERROR: "an error stopped the command (a run directory, model, server or environment problem, "
     "or storage that cannot be read or written); the message says what to fix",
     EXIT_USAGE: "a bad flag, setting or configuration file (nothing was run)",
-    EXIT_FAILED_EPISODES: "`eval` (and its aliases) finished, but some episodes failed; "
-    "rerun with --retry-failed",
+    EXIT_FAILED_EPISODES: "`eval` (and its aliases) or `demo` finished, but some episodes failed; "
+    "rerun with --retry-failed (`demo`: fix the cause and rerun)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); finished work is kept and the same command resumes",
 }
 """The one exit-code table of the ``eviseek`` command."""
@@ -44,7 +43,7 @@ class BadSetting(SettingError):
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
+def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code``."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
@@ -53,7 +52,7 @@ def fail(message: str, code: int = 1) -> NoReturn:
 def require_folder(path: Path | None, flag: str = "--out") -> None:
     """Refuse a folder option that names an existing file (exit code 2, like other bad flags)."""
     if path is not None and path.exists() and not path.is_dir():
-        fail(f"{flag} {path} is a file; give a folder (a new one is created)", 2)
+        fail(f"{flag} {path} is a file; give a folder (a new one is created)", EXIT_USAGE)
 
 
 def os_error(exc: OSError, doing: str) -> str:
@@ -143,9 +142,11 @@ def boundary(command: F, name: str = "eviseek") -> F:
     """``command`` with the CLI's one error boundary around it.
 
     What a command raises becomes one line on stderr and an exit code of :data:`EXIT_CODES`: a
-    :class:`BadSetting` or a pydantic validation error exits 2; any other :class:`EviseekError`,
-    or an :class:`OSError` (a read-only or full disk), exits 1; Ctrl-C exits 130. Typer's own
-    exits and Click's usage errors pass through untouched.
+    :class:`BadSetting` (a bad flag, file content or plugin) or any other ``ValueError`` (a
+    pydantic validation error, a value a library refused, a file that is not UTF-8) exits 2; any
+    other :class:`EviseekError`, or an :class:`OSError` (a missing file, a read-only or full
+    disk), exits 1; Ctrl-C exits 130. Typer's own exits and Click's usage errors pass through
+    untouched.
     """
 
     @functools.wraps(command)
@@ -156,10 +157,13 @@ def boundary(command: F, name: str = "eviseek") -> F:
             fail(str(exc), EXIT_USAGE)
         except EviseekError as exc:
             fail(str(exc), EXIT_ERROR)
+        except UnicodeDecodeError as exc:
+            # Python's own message names the codec and byte offset but never the file.
+            why = f"{exc.reason} at byte {exc.start}"
+            fail(f"a file given is not UTF-8 text ({why}); save it as UTF-8", EXIT_USAGE)
         except ValueError as exc:
-            pydantic = sys.modules.get("pydantic")  # a validation error means pydantic is loaded
-            if pydantic is None or not isinstance(exc, pydantic.ValidationError):
-                raise
+            # A value the command's libraries refused: the value was bad, not the program, and
+            # its message says which (pydantic's is shortened to its first error).
             fail(first_error(exc), EXIT_USAGE)
         except OSError as exc:
             fail(os_error(exc, f"finish `{name}`"), EXIT_ERROR)

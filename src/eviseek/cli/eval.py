@@ -6,10 +6,9 @@ Re-running the same command resumes the run: finished episodes are skipped. ``ev
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -150,68 +149,38 @@ def eval_command(
             _pairs(ray_resource, "--ray-resource"), "--ray-resource"
         )
     given = {k: v for k, v in execution.items() if v is not None}
-    with cli_errors(out):
-        if agents is None and model is None and dataset is None:
-            if not RunDir(out).exists():
-                raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")
-            config = resume_config(
-                load_config(out),
-                limit=limit,
-                budget=budget,
-                seed=seed,
-                agent_config=_pairs(agent_arg, "--agent-arg"),
-                model_args=_pairs(model_arg, "--model-arg"),
-                plugins=_plugins(plugin),
-                **given,
-            )
-        else:
-            missing = [
-                f for f, v in (("--agents", agents), ("--model", model), ("--dataset", dataset)) if not v
-            ]
-            if missing:
-                raise typer.BadParameter(f"missing {', '.join(missing)}")
-            assert agents is not None and model is not None and dataset is not None
-            config = new_run_config(
-                agents=agents.split(","),
-                agent_config=_pairs(agent_arg, "--agent-arg"),
-                model=model,
-                model_args=_pairs(model_arg, "--model-arg"),
-                dataset=dataset,
-                limit=limit,
-                budget=budget,
-                seed=seed,
-                plugins=_plugins(plugin),
-                eviseek_version=__version__,
-                **given,
-            )
-    execute_run(config, out, progress=progress, retry_failed=retry_failed)
-
-
-@contextlib.contextmanager
-def cli_errors(out: Path) -> Iterator[None]:
-    """Turn what a run can raise into one line on stderr and the exit code it stands for:
-    1 for an error before or during the run, 2 for a bad setting, 130 for an interruption."""
-    from eviseek.cli.errors import fail, first_error, os_error
-    from eviseek.errors import EviseekError, SettingError
-
-    try:
-        yield
-    except SettingError as exc:  # a bad value (a provider setting, an unregistered benchmark)
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    except EviseekError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except OSError as exc:  # a read-only or full disk, a folder we may not write
-        fail(os_error(exc, f"write the run directory {out}"))
-    except ValueError as exc:  # pydantic validation of the settings
-        typer.echo(f"error: {first_error(exc)}", err=True)
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        typer.echo(
-            f"interrupted; finished episodes are saved in {out}. Rerun the same command to resume.", err=True
+    if agents is None and model is None and dataset is None:
+        if not RunDir(out).exists():
+            raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")
+        config = resume_config(
+            load_config(out),
+            limit=limit,
+            budget=budget,
+            seed=seed,
+            agent_config=_pairs(agent_arg, "--agent-arg"),
+            model_args=_pairs(model_arg, "--model-arg"),
+            plugins=_plugins(plugin),
+            **given,
         )
-        raise typer.Exit(130) from None
+    else:
+        missing = [f for f, v in (("--agents", agents), ("--model", model), ("--dataset", dataset)) if not v]
+        if missing:
+            raise typer.BadParameter(f"missing {', '.join(missing)}")
+        assert agents is not None and model is not None and dataset is not None
+        config = new_run_config(
+            agents=agents.split(","),
+            agent_config=_pairs(agent_arg, "--agent-arg"),
+            model=model,
+            model_args=_pairs(model_arg, "--model-arg"),
+            dataset=dataset,
+            limit=limit,
+            budget=budget,
+            seed=seed,
+            plugins=_plugins(plugin),
+            eviseek_version=__version__,
+            **given,
+        )
+    execute_run(config, out, progress=progress, retry_failed=retry_failed)
 
 
 def execute_run(
@@ -225,33 +194,31 @@ def execute_run(
     """Run (or resume) ``config`` into ``out`` with the shared runner and print its summary;
     exit 3 when episodes failed (``after`` prints more first). ``eviseek eval`` and its aliases
     (``eviseek autotool eval``) end here."""
-    from eviseek.cli.errors import fail
+    from eviseek.cli.errors import EXIT_FAILED_EPISODES, fail
     from eviseek.cli.models import model_kwargs
     from eviseek.cli.score import print_summary
+    from eviseek.eval.envpool import import_plugins
     from eviseek.eval.runner import run_eval
 
-    with cli_errors(out):
-        from eviseek.eval.envpool import import_plugins
+    import_plugins(config.plugins)  # a plugin may register the model's provider
+    from eviseek.eval.runner import check_settings
 
-        import_plugins(config.plugins)  # a plugin may register the model's provider
-        from eviseek.eval.runner import check_settings
+    check_settings(config)  # a bad provider, setting or agent: exit 2 before the run folder exists
+    # Same checks as `eviseek models check` (the key variable must exist); never printed.
+    model_kwargs(config.model, config.base_url, config.api_key_env, None)
+    if config.env_url:
+        from eviseek.envs.remote.client import preflight
 
-        check_settings(config)  # a bad provider, setting or agent: exit 2 before the run folder exists
-        # Same checks as `eviseek models check` (the key variable must exist); never printed.
-        model_kwargs(config.model, config.base_url, config.api_key_env, None)
-        if config.env_url:
-            from eviseek.envs.remote.client import preflight
-
-            # A missing token, or a server that is down or refuses the token, stops the run here
-            # (exit 1, one line) instead of failing every episode.
-            info = preflight(config.env_url, config.env_token_env, timeout_s=min(30.0, config.timeout_s))
-            if config.env_images not in info.image_encodings:
-                typer.echo(
-                    f"note: the env server sends no {config.env_images} images (it offers "
-                    f"{', '.join(info.image_encodings)}); it answers in png",
-                    err=True,
-                )
-        outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed, check_model=True)
+        # A missing token, or a server that is down or refuses the token, stops the run here
+        # (exit 1, one line) instead of failing every episode.
+        info = preflight(config.env_url, config.env_token_env, timeout_s=min(30.0, config.timeout_s))
+        if config.env_images not in info.image_encodings:
+            typer.echo(
+                f"note: the env server sends no {config.env_images} images (it offers "
+                f"{', '.join(info.image_encodings)}); it answers in png",
+                err=True,
+            )
+    outcome = run_eval(config, out, progress=progress, retry_failed=retry_failed, check_model=True)
     print_summary(outcome.summary)
     if after is not None:
         after(outcome)
@@ -267,15 +234,12 @@ def execute_run(
     )
     failed = sum(a.failed for a in outcome.summary.agents)
     if failed:
-        fail(_failures_line(outcome.run_dir, failed, outcome.total), FAILED_EPISODES_EXIT)
+        fail(failures_line(outcome.run_dir, failed, outcome.total), EXIT_FAILED_EPISODES)
     return outcome
 
 
-FAILED_EPISODES_EXIT = 3
-"""Exit code of a run that finished with failed episodes (1 and 2 are errors before or during it)."""
-
-
-def _failures_line(run_dir: Path, failed: int, total: int) -> str:
+def failures_line(run_dir: Path, failed: int, total: int, rerun: str = "rerun with --retry-failed") -> str:
+    """One line on the failed episodes of a run: how many, where each reason is, the first one."""
     from eviseek.eval.store import load_results
 
     first = next((r for r in load_results(run_dir) if r.error is not None), None)
@@ -285,5 +249,5 @@ def _failures_line(run_dir: Path, failed: int, total: int) -> str:
     return (
         f"{failed} of {total} episode(s) failed, counted as incorrect; each reason is in "
         f"{run_dir}/results.sqlite and the episode's trajectory.json (`eviseek report {run_dir}` "
-        f"lists them){example}. Fix the cause and rerun with --retry-failed"
+        f"lists them){example}. Fix the cause and {rerun}"
     )

@@ -12,7 +12,9 @@ app = typer.Typer(no_args_is_help=True)
 @app.command("generate")
 def generate(
     out: Path = typer.Option(..., "--out", "-o", help="Directory to write questions.jsonl into"),
-    seed: int = typer.Option(0, "--seed", help="Generator seed (house:dev uses 3000, house:test 4000)"),
+    seed: int = typer.Option(
+        0, "--seed", min=0, help="Generator seed (house:dev uses 3000, house:test 4000)"
+    ),
     n_per_kind: int = typer.Option(3, "--n-per-kind", "-n", min=1, help="Questions per kind"),
     kind: list[str] | None = typer.Option(None, "--kind", "-k", help="Only these kinds (slugs); repeatable"),
     split: str | None = typer.Option(
@@ -24,9 +26,11 @@ def generate(
     ),
 ) -> None:
     """Generate house questions deterministically: the same seed and counts give identical files."""
+    from eviseek.cli.errors import require_folder
     from eviseek.envs.house import generate_questions, load_split
     from eviseek.types.question_file import QUESTIONS_FILE, write_questions
 
+    require_folder(out)
     if split is not None:
         qs = load_split(split)
         if first is not None:
@@ -50,17 +54,19 @@ def render(
     qid: str = typer.Option(..., "--id", help="Question id"),
     actions: str = typer.Option("", "--actions", "-a", help='e.g. "turn_left,move_forward,move_forward"'),
     out: Path = typer.Option(Path("view.png"), "--out", "-o", help="PNG file to write"),
-    width: int = typer.Option(320, "--width", min=16, help="Rendered image width in pixels"),
-    height: int = typer.Option(240, "--height", min=16, help="Rendered image height in pixels"),
+    width: int = typer.Option(320, "--width", min=16, max=8192, help="Rendered image width in pixels"),
+    height: int = typer.Option(240, "--height", min=16, max=8192, help="Rendered image height in pixels"),
     look: bool = typer.Option(False, "--look", help="Also allow look_up/look_down (ours, not the paper's)"),
 ) -> None:
     """Render a question's view after a sequence of actions to a PNG; print each action's feedback."""
     from eviseek.cli.tabletop import parse_actions
     from eviseek.envs.house import HouseEnv
-    from eviseek.errors import ConfigError
+    from eviseek.errors import SettingError
     from eviseek.types import Action
     from eviseek.types.question_file import read_questions_by_id
 
+    if out.suffix.lower() != ".png":
+        raise SettingError(f"--out {out} must name a .png file (the view is written as PNG)")
     hint = "write one with `eviseek house generate --out DIR`, or point at a run directory"
     questions = read_questions_by_id(question_file, missing_hint=hint)
     if qid not in questions:
@@ -73,7 +79,7 @@ def render(
         legal = [spec.name for spec in env.legal_actions()]
         unknown = [name for name, _ in steps if name not in legal]
         if unknown:
-            raise ConfigError(
+            raise SettingError(
                 f"unknown action {unknown[0]!r} for question {qid}; legal actions: {', '.join(legal)}"
             )
         for name, args in steps:

@@ -52,6 +52,7 @@ def judge(
     (or, with --protocol express, grade its answer EXPRESS-Bench's way)."""
     import asyncio
 
+    from eviseek.cli.errors import EXIT_ERROR, BadSetting, fail
     from eviseek.cli.eval import _pairs
     from eviseek.cli.models import model_kwargs
     from eviseek.eval.judge import judge_model_args, judge_run
@@ -59,8 +60,7 @@ def judge(
 
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
     if protocol not in ("support", "express"):
-        typer.echo(f"error: unknown --protocol {protocol!r}; use 'support' or 'express'", err=True)
-        raise typer.Exit(1)
+        raise BadSetting(f"unknown --protocol {protocol!r}; use 'support' or 'express'")
     if protocol == "express":
         _judge_express(run_dir, model, base_url, api_key_env, timeout, chosen, concurrency, overwrite)
         return
@@ -77,9 +77,10 @@ def judge(
                 save_inputs=save_inputs,
             )
         )
+    except BadSetting:
+        raise  # a bad flag: the boundary exits 2
     except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(str(exc), EXIT_ERROR)
     graded = [g for g in grades if g.grade is not None]
     failed = [g for g in grades if g.grade is None]
     counts = {v: sum(1 for g in graded if g.grade == v) for v in (1.0, 0.5, 0.0)}
@@ -102,6 +103,7 @@ def _judge_express(
 ) -> None:
     import asyncio
 
+    from eviseek.cli.errors import EXIT_ERROR, BadSetting, fail
     from eviseek.cli.models import model_kwargs
     from eviseek.eval.express import judge_run_express
     from eviseek.models import get_model
@@ -111,9 +113,10 @@ def _judge_express(
         grades = asyncio.run(
             judge_run_express(run_dir, m, agents=agents, concurrency=concurrency, overwrite=overwrite)
         )
+    except BadSetting:
+        raise  # a bad flag: the boundary exits 2
     except (FileNotFoundError, ValueError) as exc:  # what load_run raises for a missing run
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(str(exc), EXIT_ERROR)
     graded = [g for g in grades if g.score is not None]
     failed = len(grades) - len(graded)
     typer.echo(

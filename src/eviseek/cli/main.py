@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from eviseek.cli.errors import boundary
+from eviseek.cli.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE, boundary
 
 app = typer.Typer(
     name="eviseek",
@@ -101,7 +101,7 @@ def _root(
         raise typer.Exit()
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_USAGE)
 
 
 _plain_flags_in_help()
@@ -121,19 +121,19 @@ def main() -> None:
         result = app(standalone_mode=False)
     except typer.Abort:
         typer.echo("eviseek: aborted", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_ERROR)
     except typer.TyperException as error:  # Click's usage and parameter errors
         if type(error).__name__ == "NoArgsIsHelpError":
             # A group called without a command: Typer has already printed its help.
-            sys.exit(2)
+            sys.exit(EXIT_USAGE)
         ctx = getattr(error, "ctx", None)
         command = ctx.command_path if ctx is not None else "eviseek"
         message = error.format_message() if hasattr(error, "format_message") else str(error)
         typer.echo(f"{command}: {message} (see '{command} --help')", err=True)
-        sys.exit(getattr(error, "exit_code", 2))
+        sys.exit(getattr(error, "exit_code", EXIT_USAGE))
     # Without standalone mode Click hands back the code of ``typer.Exit`` (and ``--help``) instead
     # of exiting; commands themselves return None.
-    sys.exit(result if isinstance(result, int) else 0)
+    sys.exit(result if isinstance(result, int) else EXIT_OK)
 
 
 if __name__ == "__main__":

@@ -38,31 +38,26 @@ def replay(
     `eviseek report OUT` shows each variant's accuracy change against the board replay."""
     import asyncio
 
-    from eviseek.cli.errors import EXIT_USAGE, fail
     from eviseek.cli.eval import _pairs
     from eviseek.cli.models import model_kwargs
-    from eviseek.errors import ConfigError, SettingError
     from eviseek.eval.replay import parse_variants, recorded_model, replay_run
     from eviseek.models import get_model
 
-    try:
-        chosen = parse_variants(variants)
-        recorded: dict[str, object] = {}
-        if model is None:
-            model, recorded = recorded_model(run_dir)
-            base_url = base_url or recorded.get("base_url")  # type: ignore[assignment]
-            api_key_env = api_key_env or recorded.get("api_key_env")  # type: ignore[assignment]
-            typer.echo(f"answering with the run's own model, {model}", err=True)
-        kwargs = model_kwargs(model, base_url, api_key_env, None)
-        kwargs.update(dict(recorded.get("model_args") or {}))  # type: ignore[call-overload]
-        kwargs.update(_pairs(model_arg, "--model-arg"))
-        m = get_model(model, **kwargs)
-        written = asyncio.run(
-            replay_run(run_dir, out, m, chosen, agent=agent, concurrency=concurrency, plugins=plugin)
-        )
-    except SettingError as exc:  # the run's benchmark is not registered: the plugin to pass
-        fail(str(exc), EXIT_USAGE)
-    except (FileNotFoundError, ValueError, ConfigError) as exc:  # load_run's errors for a missing run
-        fail(str(exc))
+    # What goes wrong is the boundary's to report (eviseek.cli.errors): a bad flag exits 2, a
+    # missing run 1.
+    chosen = parse_variants(variants)
+    recorded: dict[str, object] = {}
+    if model is None:
+        model, recorded = recorded_model(run_dir)
+        base_url = base_url or recorded.get("base_url")  # type: ignore[assignment]
+        api_key_env = api_key_env or recorded.get("api_key_env")  # type: ignore[assignment]
+        typer.echo(f"answering with the run's own model, {model}", err=True)
+    kwargs = model_kwargs(model, base_url, api_key_env, None)
+    kwargs.update(dict(recorded.get("model_args") or {}))  # type: ignore[call-overload]
+    kwargs.update(_pairs(model_arg, "--model-arg"))
+    m = get_model(model, **kwargs)
+    written = asyncio.run(
+        replay_run(run_dir, out, m, chosen, agent=agent, concurrency=concurrency, plugins=plugin)
+    )
     typer.echo(f"replayed {len(written)} answer(s) into {out} (variants: {', '.join(chosen)})")
     typer.echo(f"next: eviseek report {out}")

@@ -47,9 +47,6 @@ def report(
     from eviseek.eval.report import build_report
 
     require_folder(out)
-    if not 0.0 < confidence < 1.0:
-        typer.echo(f"error: --confidence must lie between 0 and 1 (e.g. 0.95), got {confidence}", err=True)
-        raise typer.Exit(1)
     try:
         files = build_report(
             run_dirs,

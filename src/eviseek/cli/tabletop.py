@@ -60,17 +60,19 @@ def generate(
     n_per_subcategory: int = typer.Option(
         2, "--n-per-subcategory", "-n", min=1, help="Questions per subcategory"
     ),
-    seed: int = typer.Option(0, "--seed", help="Generator seed (the dev split uses 1000, test 2000)"),
+    seed: int = typer.Option(0, "--seed", min=0, help="Generator seed (the dev split uses 1000, test 2000)"),
     subcategory: list[str] | None = typer.Option(
         None, "--subcategory", "-s", help="Only these subcategories (slug or name); repeatable"
     ),
-    width: int = typer.Option(320, "--width", min=16, help="Rendered image width in pixels"),
-    height: int = typer.Option(240, "--height", min=16, help="Rendered image height in pixels"),
+    width: int = typer.Option(320, "--width", min=16, max=8192, help="Rendered image width in pixels"),
+    height: int = typer.Option(240, "--height", min=16, max=8192, help="Rendered image height in pixels"),
 ) -> None:
     """Generate questions deterministically: same seed and counts give identical files."""
+    from eviseek.cli.errors import require_folder
     from eviseek.envs.tabletop.generate import generate_questions
     from eviseek.types.question_file import GENERATED_IMAGE_DIR, QUESTIONS_FILE, write_questions
 
+    require_folder(out)
     qs = generate_questions(n_per_subcategory, seed, subcategories=subcategory, width=width, height=height)
     write_questions(out, qs, image_dir=GENERATED_IMAGE_DIR)
     typer.echo(f"wrote {len(qs)} questions to {out / QUESTIONS_FILE}")
@@ -84,18 +86,20 @@ def render(
         "", "--actions", "-a", help='e.g. "turn_left,move_up,pick_up(object=red_cube)"'
     ),
     out: Path = typer.Option(Path("view.png"), "--out", "-o", help="PNG file to write"),
-    width: int = typer.Option(320, "--width", min=16, help="Rendered image width in pixels"),
-    height: int = typer.Option(240, "--height", min=16, help="Rendered image height in pixels"),
+    width: int = typer.Option(320, "--width", min=16, max=8192, help="Rendered image width in pixels"),
+    height: int = typer.Option(240, "--height", min=16, max=8192, help="Rendered image height in pixels"),
 ) -> None:
     """Render a question's view after a sequence of actions to a PNG; print each action's feedback.
 
     When the last action rendered frames on the way (a slide), they are written beside the PNG as
     ``<name>-frame<k>.png``, oldest first."""
     from eviseek.envs.tabletop.env import TabletopEnv
-    from eviseek.errors import ConfigError
+    from eviseek.errors import SettingError
     from eviseek.types import Action
     from eviseek.types.question_file import read_questions_by_id
 
+    if out.suffix.lower() != ".png":
+        raise SettingError(f"--out {out} must name a .png file (the view is written as PNG)")
     questions = read_questions_by_id(question_file)
     if qid not in questions:
         shown = ", ".join(list(questions)[:5])
@@ -107,7 +111,7 @@ def render(
     unknown = [name for name, _ in steps if name not in legal]
     if unknown:
         env.close()
-        raise ConfigError(
+        raise SettingError(
             f"unknown action {unknown[0]!r} for question {qid}; legal actions: {', '.join(legal)}"
         )
     for name, args in steps:

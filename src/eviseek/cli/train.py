@@ -47,10 +47,12 @@ def autotool(
     no_save: bool = typer.Option(False, "--no-save", help="Do not write the trained model."),
 ) -> None:
     """Train an AutoTool policy with GRPO (TRL): zoom tool in the rollouts, MSPO rewards, AMB."""
-    from eviseek.cli.errors import BadSetting
+    from eviseek.cli.errors import EXIT_ERROR, BadSetting, fail
     from eviseek.errors import EviseekError
     from eviseek.train.autotool_config import load_config
 
+    if not Path(config).is_file():  # a missing file is a missing resource (1), not a bad value (2)
+        fail(f"config file {config} does not exist", EXIT_ERROR)
     try:
         overrides = _parse_set(set_)
         if output_dir is not None:

@@ -49,12 +49,12 @@ def view(
             typer.echo(f"wrote {len(pages)} episode page(s) under {target.parent}")
             typer.echo(f"index: {target}")
         else:
-            typer.echo(
-                f"error: {path} is neither a run directory (with episodes/) nor an episode folder "
-                "(with trajectory.json)",
-                err=True,
+            from eviseek.cli.errors import fail
+
+            fail(
+                f"{path} is neither a run directory (with episodes/) nor an episode folder "
+                "(with trajectory.json)"
             )
-            raise typer.Exit(1)
     except OSError as exc:  # read-only storage, a full disk
         from eviseek.cli.errors import fail, os_error
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from eviseek._registration import Origin, Origins, caller_origin
 from eviseek.envs.base import Env
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 
 DEFAULT_RESOURCES: dict[str, float] = {"CPU": 1.0}
 """What an environment that declares nothing needs: one CPU."""
@@ -81,7 +81,7 @@ def registered() -> list[str]:
 
 def _registration(env_id: str) -> Registration:
     if env_id not in _ENVS:
-        raise ConfigError(f"unknown environment {env_id!r}; registered: {', '.join(registered())}")
+        raise SettingError(f"unknown environment {env_id!r}; registered: {', '.join(registered())}")
     return _ENVS[env_id]
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.eval.benchmark import Loader, benchmarks, check_registered, record_benchmarks, register_benchmark
 from eviseek.types import Question
 from eviseek.types.question_file import (
@@ -72,11 +72,11 @@ def load_dataset(spec: str) -> list[Question]:
         name, _, split = spec.partition(":")
         if name not in benchmarks():
             known = ", ".join(f"{n}:<split>" for n in benchmarks())
-            raise ConfigError(
+            raise SettingError(
                 f"unknown dataset {name!r} in {spec!r}; known: {known}, a directory or a .jsonl"
             )
         if not split:
-            raise ConfigError(f"dataset spec {spec!r} names no split, e.g. {name}:dev")
+            raise SettingError(f"dataset spec {spec!r} names no split, e.g. {name}:dev")
         benchmark = benchmarks()[name]
         questions = list(benchmark.loader(split))
         for q in questions:  # a loader may leave the environment to its registration

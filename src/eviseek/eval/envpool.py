@@ -22,11 +22,11 @@ import asyncio
 import contextlib
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from eviseek.envs.base import AsyncEnv, Env, ThreadedEnv
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, EviseekError, PluginError
 from eviseek.types import Observation, Question, StepResult
 
 
@@ -80,7 +80,12 @@ def supports_support(env: object) -> bool:
 
 
 def import_plugins(plugins: Sequence[str]) -> None:
-    """Import plugin modules (dotted names or ``.py`` files) that register envs, agents or models."""
+    """Import plugin modules (dotted names or ``.py`` files) that register envs, agents or models.
+
+    A plugin that cannot be imported (missing, a syntax error, a package it needs absent, an
+    exception or a ``sys.exit`` while it runs) raises :class:`PluginError` naming the plugin and
+    the cause in one line: it is a bad value given to ``--plugin``, not a crash of eviseek.
+    """
     import importlib
     import importlib.util
     import sys
@@ -88,26 +93,57 @@ def import_plugins(plugins: Sequence[str]) -> None:
     for plugin in plugins:
         if plugin.endswith(".py"):
             path = os.path.abspath(plugin)
-            if not os.path.exists(path):
-                raise ConfigError(f"plugin file {plugin} does not exist")
+            if not os.path.isfile(path):
+                raise PluginError(f"plugin file {plugin} does not exist (give a .py file or a module)")
             name = "eviseek_plugin_" + os.path.splitext(os.path.basename(path))[0]
             if name in sys.modules:
                 continue
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or spec.loader is None:
-                raise ConfigError(f"cannot import plugin file {plugin}")
+                raise PluginError(f"cannot import plugin file {plugin}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             try:
-                spec.loader.exec_module(module)
+                with _plugin_failures(plugin):
+                    spec.loader.exec_module(module)
             except BaseException:
                 del sys.modules[name]
                 raise
         else:
-            try:
+            with _plugin_failures(plugin):
                 importlib.import_module(plugin)
-            except ModuleNotFoundError as exc:
-                raise ConfigError(f"plugin module {plugin!r} cannot be imported: {exc}") from exc
+
+
+@contextlib.contextmanager
+def _plugin_failures(plugin: str) -> Iterator[None]:
+    """What importing ``plugin`` raises, as one :class:`PluginError` (Ctrl-C passes through).
+
+    ``SystemExit`` is caught too: a plugin that calls ``sys.exit(0)`` on import would otherwise
+    end the command with success and nothing run."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except PluginError:
+        raise
+    except EviseekError as exc:  # its message already says what to fix (a registration refused)
+        raise PluginError(f"plugin {plugin}: {exc}") from None
+    except SyntaxError as exc:
+        where = f" ({exc.filename}, line {exc.lineno})" if exc.lineno else ""
+        raise PluginError(f"plugin {plugin} has a syntax error{where}: {exc.msg}") from None
+    except ModuleNotFoundError as exc:
+        missing = exc.name or str(exc)
+        if missing == plugin:
+            raise PluginError(
+                f"plugin module {plugin!r} cannot be imported: no module of that name "
+                "(give an installed module or a .py file)"
+            ) from None
+        raise PluginError(f"plugin {plugin} needs the package {missing!r}, which is not installed") from None
+    except SystemExit as exc:
+        raise PluginError(f"plugin {plugin} called sys.exit({exc.code!r}) while being imported") from None
+    except BaseException as exc:
+        why = f"{type(exc).__name__}: {exc}"
+        raise PluginError(f"plugin {plugin} failed while being imported ({why})") from None
 
 
 def import_run_plugins(plugins: Sequence[str]) -> list[str]:

@@ -87,7 +87,7 @@ def _split_pair(item: str, labels: Sequence[str]) -> tuple[str, str]:
 def choose_family(systems: Sequence[SystemResults], compare: str | None = None) -> ComparisonFamily:
     """The family named by ``compare`` (``None`` means the paper's; see the module docstring)."""
     labels = [s.label for s in systems]
-    spec = (compare or "paper").strip()
+    spec = "paper" if compare is None else compare.strip()
     if spec == "paper":
         pairs = paper_pairs(systems)
         if pairs:
@@ -109,9 +109,10 @@ def choose_family(systems: Sequence[SystemResults], compare: str | None = None) 
             description="every pair of agents within a run and each agent across runs",
             pairs=default_pairs(systems),
         )
-    items = [item for item in spec.split(",") if item.strip()]
-    if not items:
-        raise CompareError("--compare: give 'paper', 'all' or pairs written A:B,C:D")
+    items = spec.split(",")
+    if not spec.strip() or any(not item.strip() for item in items):
+        # An empty item is a typo ('A:B,,'), never a comparison meant: refused, not skipped.
+        raise CompareError(f"--compare {spec!r}: give 'paper', 'all' or pairs A:B,C:D (no empty pair)")
     pairs = [_split_pair(item, labels) for item in items]
     same = [a for a, b in pairs if a == b]
     if same:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from eviseek.errors import EviseekError
 from eviseek.eval.store import ResultsStore
 from eviseek.types import EpisodeResult
+from eviseek.types.reading import MAX_TRAJECTORY_BYTES, read_text_capped
 from eviseek.types.rundir import EPISODES_DIR, STORE_FILE, TRAJECTORY_FILE, RunDir
 
 __all__ = [
@@ -41,8 +42,8 @@ def saved_result(directory: str | Path) -> EpisodeResult | None:
     """
     path = Path(directory, TRAJECTORY_FILE)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_text_capped(path, MAX_TRAJECTORY_BYTES, "a trajectory"))
+    except (OSError, ValueError):  # a ConfigError (too large, not UTF-8) is a ValueError too
         return None
     raw = data.get("result") if isinstance(data, dict) else None
     if raw is None:

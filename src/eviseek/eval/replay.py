@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from eviseek.agents.eviseek.config import Memory
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.eval.rundir import RunData, load_run
 from eviseek.eval.scoring import score_trajectory
 from eviseek.eval.store import ResultsStore
@@ -51,7 +51,7 @@ def parse_variants(text: str) -> list[str]:
     chosen = [v.strip() for v in text.split(",") if v.strip()]
     unknown = [v for v in chosen if v not in VARIANTS]
     if unknown or not chosen:
-        raise ConfigError(
+        raise SettingError(
             f"--variants: unknown {', '.join(unknown) or '(none given)'}; use any of {', '.join(VARIANTS)}"
         )
     ordered = list(dict.fromkeys(chosen))
@@ -116,11 +116,11 @@ async def replay_run(
 
     source, out = Path(run_dir), Path(out_dir)
     if source.resolve() == out.resolve():
-        raise ConfigError("--out must be a new folder, not the run being replayed")
+        raise SettingError("--out must be a new folder, not the run being replayed")
     run = load_run(source, plugins=plugins)
     episodes = {qid: path for (a, qid), path in run.episode_dirs.items() if a == agent}
     if not episodes:
-        raise ConfigError(
+        raise SettingError(
             f"{source} has no recorded {agent!r} episodes to replay (agents there: {', '.join(run.agents)})"
         )
     questions = list(run.questions)

@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eviseek.errors import ConfigError
 from eviseek.eval.benchmark import Benchmark, benchmark_for
 from eviseek.eval.judge import load_support_grades
 from eviseek.eval.metrics import NO_FAMILY, NO_SUBCATEGORY, QuestionKey, SystemResults
 from eviseek.types import EpisodeResult, Question
 from eviseek.types.question_file import read_questions
+from eviseek.types.reading import MAX_TRAJECTORY_BYTES, read_text_capped
 from eviseek.types.rundir import EPISODES_DIR, QUESTIONS_FILE, RUN_FILE, STORE_FILE, TRAJECTORY_FILE, RunDir
 
 __all__ = [
@@ -108,7 +110,10 @@ def _trajectory_results(run: Path) -> tuple[list[EpisodeResult], dict[tuple[str,
     if not root.is_dir():
         return results, dirs
     for path in sorted(root.rglob(TRAJECTORY_FILE)):
-        data = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            data = json.loads(read_text_capped(path, MAX_TRAJECTORY_BYTES, "a trajectory"))
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
         key = (str(data.get("agent", "")), str(data.get("question_id", "")))
         dirs[key] = path.parent
         if data.get("result") is not None:

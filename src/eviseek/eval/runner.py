@@ -129,6 +129,9 @@ def select_questions(config: RunConfig, questions: Sequence[Question] | None) ->
                 f"question {q.id!r} needs environment {env_id!r}, which is not registered here; "
                 f"registered: {', '.join(sorted(known)) or 'none'} (a --plugin may register it)"
             )
+    from eviseek.agents.registry import check_agent_envs
+
+    check_agent_envs(config.agents, {question_env_id(q) for q in qs})
     return qs
 
 

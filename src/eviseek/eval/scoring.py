@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from eviseek.answers import AnswerScore, score_answer
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.eval.benchmark import Benchmark, benchmark_for, rule_sets
 from eviseek.types import EpisodeResult, Question, Trajectory
 
@@ -321,7 +321,7 @@ def _choose_rules(questions: Iterable[Question], name: str, dataset: str | None)
     }
     if not chosen:
         known = list(dict.fromkeys(n for rs in sets.values() for n in rs.names))
-        raise ConfigError(f"unknown rule set {name!r}; choose one of {', '.join(known)}")
+        raise SettingError(f"unknown rule set {name!r}; choose one of {', '.join(known)}")
     for q in questions:
         benchmark = benchmark_for(q, dataset)
         if benchmark is not None and benchmark.name in chosen and benchmark.chosen_rules(q) is not None:

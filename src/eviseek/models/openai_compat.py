@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from eviseek.errors import ConfigError, ModelConfigError
+from eviseek.errors import ConfigError, ModelConfigError, SettingError
 from eviseek.models.http1 import HttpProtocolError, HttpResponse, PlainHttpPool, plain_http_url
 from eviseek.models.openai_errors import config_message, refused_params, server_message
 from eviseek.models.openai_settings import OpenAISettings
@@ -224,7 +224,7 @@ class OpenAICompatModel:
             settings = OpenAISettings.parse(f"openai/{model}")
         url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         if urlsplit(url).scheme not in ("http", "https"):
-            raise ConfigError(
+            raise SettingError(
                 f"base URL {url!r} must start with http:// or https:// (and usually end in /v1)"
             )
         key = settings.api_key if settings.api_key is not None else os.environ.get("OPENAI_API_KEY")

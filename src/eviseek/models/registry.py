@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from eviseek._registration import Origin, Origins, caller_origin
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.models.base import Model
 from eviseek.models.openai_settings import OpenAISettings
 from eviseek.models.settings import HFSettings, ReferenceSettings, ScriptedSettings, parse_settings
@@ -109,7 +109,7 @@ def provider_of(model_id: str) -> Provider:
         )
     provider = model_id.split("/", 1)[0]
     if provider not in _PROVIDERS:
-        raise ConfigError(
+        raise SettingError(
             f"unknown model provider {provider!r} in {model_id!r}; known providers: {', '.join(providers())}"
         )
     return _PROVIDERS[provider]

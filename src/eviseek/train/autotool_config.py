@@ -313,7 +313,10 @@ def load_config(
         if p.suffix in (".yaml", ".yml"):
             import yaml
 
-            data = yaml.safe_load(text)
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:  # not a ValueError: caught here, one line
+                raise ConfigError(f"cannot read {p}: {' '.join(str(exc).split())}") from None
         elif p.suffix == ".json":
             data = json.loads(text)
         else:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.types.atomic import atomic_file
 from eviseek.types.image import Image
 from eviseek.types.jsonl import read_jsonl
@@ -68,7 +68,7 @@ def read_questions(path: str | Path, *, missing_hint: str = MISSING_HINT) -> lis
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "record"
-            raise ConfigError(f"{file}:{lineno}: not a Question record ({where}: {first['msg']})") from exc
+            raise SettingError(f"{file}:{lineno}: not a Question record ({where}: {first['msg']})") from exc
         for img in question_images(q):
             if img.path is not None and not os.path.isabs(img.path):
                 img.path = str(base / img.path)

@@ -284,7 +284,9 @@ class Trajectory(BaseModel):
             from eviseek.types.rundir import TRAJECTORY_FILE
 
             path = path / TRAJECTORY_FILE
-        return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        from eviseek.types.reading import MAX_TRAJECTORY_BYTES, read_text_capped
+
+        return cls.model_validate(json.loads(read_text_capped(path, MAX_TRAJECTORY_BYTES, "a trajectory")))
 
 
 def message_images(messages: list[ChatMessage]) -> list[Image]:

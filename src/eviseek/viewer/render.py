@@ -21,6 +21,7 @@ from eviseek._version import __version__
 from eviseek.errors import ConfigError
 from eviseek.types import Question, Trajectory
 from eviseek.types.question_file import QUESTIONS_FILE, read_questions_by_id
+from eviseek.types.reading import MAX_TRAJECTORY_BYTES, read_text_capped
 from eviseek.types.rundir import EPISODES_DIR, TRAJECTORY_FILE, RunDir, write_atomic
 from eviseek.viewer.images import ImageMode, ImageSourcer
 from eviseek.viewer.view import NO_SUBTASK_COLOR, EpisodeView, build_episode_view
@@ -68,7 +69,7 @@ def load_trajectory(trajectory_dir: str | Path) -> tuple[Trajectory, Path]:
     """Load a saved trajectory; returns it with the folder its image paths are relative to."""
     path = trajectory_path(trajectory_dir)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_capped(path, MAX_TRAJECTORY_BYTES, "a trajectory"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
     try:

@@ -144,7 +144,7 @@ def test_cli_render_and_stats(tmp_path: Path) -> None:
     png.unlink()
     args = ["tabletop", "render", str(tmp_path), "--id", qid, "--actions", "move_up,jump", "--out", str(png)]
     res = runner.invoke(app, args)
-    assert res.exit_code == 1, res.output
+    assert res.exit_code == 2, res.output  # a bad --actions value
     (line,) = res.output.strip().splitlines()
     assert line.startswith("error: unknown action 'jump'") and "move_up" in line and "turn_left" in line
     assert not png.exists()

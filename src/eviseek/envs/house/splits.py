@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from eviseek.envs.house.questions import GENERATOR_VERSION, KINDS, build_question
-from eviseek.errors import ConfigError
+from eviseek.errors import SettingError
 from eviseek.types import Question
 
 
@@ -38,7 +38,7 @@ def generate_questions(
     chosen = kinds or list(KINDS)
     unknown = [k for k in chosen if k not in KINDS]
     if unknown:
-        raise ConfigError(f"unknown house question kinds {unknown}; kinds: {', '.join(KINDS)}")
+        raise SettingError(f"unknown house question kinds {unknown}; kinds: {', '.join(KINDS)}")
     return [build_question(k, seed, i, n_rooms=n_rooms) for k in chosen for i in range(n_per_kind)]
 
 
@@ -47,7 +47,7 @@ def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
     from eviseek.envs.split_cache import cache_root
 
     if name not in SPLITS:
-        raise ConfigError(f"unknown house split {name!r}; splits: {', '.join(SPLITS)}")
+        raise SettingError(f"unknown house split {name!r}; splits: {', '.join(SPLITS)}")
     key = hashlib.sha256(
         json.dumps([GENERATOR_VERSION, SPLITS[name].model_dump(), list(KINDS)]).encode()
     ).hexdigest()[:12]

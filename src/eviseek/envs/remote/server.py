@@ -71,7 +71,7 @@ from eviseek.envs import deadline
 from eviseek.envs.base import Env
 from eviseek.envs.remote import wire
 from eviseek.envs.remote.assets import AssetRoot
-from eviseek.errors import ConfigError, EnvArgumentError, EnvError
+from eviseek.errors import ConfigError, EnvArgumentError, EnvError, SettingError
 from eviseek.types import Action
 
 logger = logging.getLogger("eviseek.envs.remote")
@@ -945,7 +945,7 @@ def serve_registered(env_name: str, env_args: dict[str, Any], **kwargs: Any) -> 
     from eviseek.envs.registry import make, registered
 
     if env_name not in registered():
-        raise ConfigError(
+        raise SettingError(
             f"unknown environment {env_name!r}; registered: {', '.join(registered())} "
             "(a --plugin may register more)"
         )

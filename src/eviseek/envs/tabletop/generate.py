@@ -27,7 +27,7 @@ from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.scene import SceneSpec, rounded
 from eviseek.envs.tabletop.sim import Frame, ProbeSim, TabletopSim
 from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.types import Image, Question
 
 GENERATOR_VERSION = 9
@@ -262,7 +262,7 @@ def sample_question(
 def split_dir(name: str, cache_dir: str | Path | None = None) -> Path:
     """The cache directory of split ``name`` (its key covers seed, counts, version and families)."""
     if name not in SPLITS:
-        raise ConfigError(f"unknown split {name!r}; splits: {', '.join(SPLITS)}")
+        raise SettingError(f"unknown split {name!r}; splits: {', '.join(SPLITS)}")
     spec = SPLITS[name]
     from eviseek.envs.tabletop.families import slugs
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from eviseek.envs.tabletop.families.base import FAMILY_ORDER, TaskDraft, TaskFamily, World
-from eviseek.errors import ConfigError
+from eviseek.errors import ConfigError, SettingError
 
 __all__ = ["TaskDraft", "TaskFamily", "World", "all_families", "get_family", "slugs"]
 
@@ -78,4 +78,4 @@ def get_family(key: str) -> TaskFamily:
         names = {cls.slug, cls.subcategory.lower().replace(" ", "_").replace("&", "and")}
         if norm in names:
             return cls()
-    raise ConfigError(f"unknown tabletop subcategory {key!r}; known: {', '.join(slugs())}")
+    raise SettingError(f"unknown tabletop subcategory {key!r}; known: {', '.join(slugs())}")
