@@ -486,6 +486,9 @@ def _child(args: list[str], cwd: Path, env: dict[str, str]) -> None:
         for fd, name in ((1, "stdout"), (2, "stderr")):
             out = os.open(cwd / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(out, fd)
+        # Fresh streams on those descriptors: the parent's may be replaced (pytest captures them).
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.argv = ["eviseek", *args]
         try:

@@ -36,7 +36,7 @@ def test_models_check_bad_id_is_one_line_error() -> None:
         capture_output=True,
         text=True,
     )
-    assert out.returncode == 1
+    assert out.returncode == 2  # a bad --model value, as the exit-code table says
     assert out.stderr.strip().startswith("error: unknown model provider")
     assert len(out.stderr.strip().splitlines()) == 1
 
