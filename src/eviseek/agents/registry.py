@@ -62,10 +62,10 @@ def _builtin(module: str, agent: str, config: str) -> Callable[[], AgentEntry]:
 def _autotool() -> AgentEntry:
     # Lazy, so the AutoTool prompts and parser load only when the agent is first built.
     from eviseek.agents.autotool import AutoToolConfig, autotool_agent
-    from eviseek.envs.image.env import ImageZoomEnv
 
-    # AutoTool's protocol is a zoom-in tool on one image; it has no moves for a 3D scene.
-    return AgentEntry(factory=autotool_agent, config=AutoToolConfig, envs=frozenset({ImageZoomEnv.env_id}))
+    # AutoTool's protocol is a zoom-in tool on one image; it has no moves for a 3D scene. The id
+    # is written out: agents reach environments only through eviseek.envs.base (the contracts).
+    return AgentEntry(factory=autotool_agent, config=AutoToolConfig, envs=frozenset({"eviseek/ImageZoom-v0"}))
 
 
 _BUILTINS: dict[str, Callable[[], AgentEntry]] = {
