@@ -144,5 +144,9 @@ def test_every_command_runs_inside_the_boundary_and_train_config_errors_exit_2(t
     # An error the command does not catch itself: one line, exit 1 (demo had no OSError branch).
     missing = CliRunner().invoke(app, ["esibench", "stats", str(tmp_path / "nowhere")])
     assert missing.exit_code == 1 and missing.output.startswith("error: ")
-    bad = CliRunner().invoke(app, ["train", "autotool", "--config", str(tmp_path / "none.yaml"), "--check"])
-    assert bad.exit_code == 2 and bad.output.startswith("error: ")
+    # A config file that is not there is a missing resource (1); one that is wrong a bad value (2).
+    gone = CliRunner().invoke(app, ["train", "autotool", "--config", str(tmp_path / "none.yaml"), "--check"])
+    assert gone.exit_code == 1 and gone.output.startswith("error: ")
+    (tmp_path / "bad.yaml").write_text("grpo: [1,\n")
+    bad = CliRunner().invoke(app, ["train", "autotool", "--config", str(tmp_path / "bad.yaml"), "--check"])
+    assert bad.exit_code == 2 and bad.output.startswith("error: ") and len(bad.output.splitlines()) == 1

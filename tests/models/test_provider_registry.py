@@ -14,6 +14,7 @@ from eviseek.models.openai_compat import OpenAICompatModel
 from eviseek.models.openai_settings import OpenAISettings
 from eviseek.models.reference import ReferenceModel
 from eviseek.models.registry import _PROVIDERS, get_model, provider_kwargs, provider_of, register_provider
+from eviseek.models.remote import RemoteSettings
 from eviseek.models.retry import RetryPolicy
 from eviseek.models.scripted import ScriptedModel
 from eviseek.models.settings import HFSettings, ReferenceSettings, ScriptedSettings
@@ -59,14 +60,17 @@ def test_get_model_checks_settings_once_into_the_providers_object() -> None:
 
 
 def test_a_plugin_provider_gets_server_settings_and_judge_encoding_by_declaring_them() -> None:
-    class FarSettings(BaseModel):
-        base_url: str | None = None
+    class FarSettings(RemoteSettings):
         image_format: str = "png"
         jpeg_quality: int = 90
 
-    register_provider(
-        "far", lambda: ScriptedModel.from_spec, "a test server", remote=True, settings=FarSettings
-    )
+    class HalfSettings(BaseModel):  # remote, but without the key and the timeout the registry passes
+        base_url: str | None = None
+
+    with pytest.raises(ConfigError, match=r"lack api_key, timeout_s; subclass eviseek\.models\.remote"):
+        register_provider("half", lambda: ScriptedModel.from_spec, remote=True, settings=HalfSettings)
+    register_provider("far", lambda: ScriptedModel.from_spec, "a test server", settings=FarSettings)
+    assert _PROVIDERS["far"].remote  # RemoteSettings make it remote
     try:
         assert provider_kwargs("far/m", base_url="http://127.0.0.1:1/v1") == {
             "base_url": "http://127.0.0.1:1/v1"

@@ -40,10 +40,11 @@ import os
 import time
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from eviseek.errors import ConfigError, ModelConfigError, SettingError
+from eviseek.errors import ConfigError, ModelConfigError
 from eviseek.models.http1 import HttpProtocolError, HttpResponse, PlainHttpPool, plain_http_url
 from eviseek.models.openai_errors import config_message, refused_params, server_message
 from eviseek.models.openai_settings import OpenAISettings
@@ -57,10 +58,9 @@ from eviseek.models.openai_wire import (
     usage_of,
 )
 from eviseek.models.ratelimit import request_limit
+from eviseek.models.remote import RemoteModel
 from eviseek.models.retry import (
     Failure,
-    RetryBudget,
-    RetryPolicy,
     connection_refused,
     parse_retry_after,
     root_cause,
@@ -181,8 +181,25 @@ async def post_chat_plain(
     return decode_chat_reply(client, reply, url)
 
 
-class OpenAICompatModel:
+@dataclass
+class _Request:
+    """One call's request as the retry loop resends it: the converted messages, the sampling
+    settings, and what the server refused during this call (so a parameter is dropped once)."""
+
+    client: Any
+    wire_messages: list[dict[str, Any]]
+    cfg: GenerateConfig
+    params: dict[str, Any] = field(default_factory=dict)
+    """The optional parameters of the latest attempt (a 400 naming one of them drops it)."""
+    dropped: set[str] = field(default_factory=set)
+
+
+class OpenAICompatModel(RemoteModel[_Request]):
     """A model served behind an OpenAI-compatible ``/v1/chat/completions`` endpoint.
+
+    Retries and the shared rate limit come from :class:`~eviseek.models.remote.RemoteModel`;
+    this class holds the wire formats: two sends (chat completions, through the openai client or
+    the lean HTTP/1.1 one, and the Responses API) and the reading of the openai client's errors.
 
     ``model`` is the server's model name (``gpt-4o-mini``, ``Qwen/Qwen3-VL-8B-Instruct``...);
     ``settings`` is one :class:`~eviseek.models.openai_settings.OpenAISettings`, checked there
@@ -217,16 +234,18 @@ class OpenAICompatModel:
             Responses API; the paper's support judge ran there with low reasoning effort).
     """
 
+    provider = "openai"
+    logger = logger
+    settings: OpenAISettings
+
     def __init__(self, model: str, settings: OpenAISettings | None = None) -> None:
         if not model:
             raise ConfigError("openai/<model> needs a model name after 'openai/', e.g. openai/gpt-4o-mini")
         if settings is None:
             settings = OpenAISettings.parse(f"openai/{model}")
-        url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
-        if urlsplit(url).scheme not in ("http", "https"):
-            raise SettingError(
-                f"base URL {url!r} must start with http:// or https:// (and usually end in /v1)"
-            )
+        default_url = os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        super().__init__(model, settings, default_base_url=default_url)
+        url = self.base_url
         key = settings.api_key if settings.api_key is not None else os.environ.get("OPENAI_API_KEY")
         if not key:
             if urlsplit(url).hostname == "api.openai.com":
@@ -235,13 +254,7 @@ class OpenAICompatModel:
                     "the key with --api-key-env"
                 )
             key = PLACEHOLDER_KEY
-        self.settings = settings
-        self.name = f"openai/{model}"
-        self.model = model
-        self.base_url = url
         self._api_key = key
-        self.timeout_s = settings.timeout_s
-        self.max_concurrency = settings.max_concurrency
         self.max_pixels = settings.max_pixels
         self.image_format = settings.image_format
         self.jpeg_quality = settings.jpeg_quality
@@ -279,20 +292,19 @@ class OpenAICompatModel:
             settings = OpenAISettings.parse(f"openai/{name}", **{**given, **kwargs})
         return cls(name, settings)
 
-    def __repr__(self) -> str:  # the key stays out on purpose
-        return f"OpenAICompatModel(name={self.name!r}, base_url={self.base_url!r})"
-
     # -- helpers -----------------------------------------------------------------------------
 
-    def _redact(self, text: str) -> str:
+    def redact(self, text: str) -> str:
         """``text`` with the API key (and a bearer header carrying it) replaced by ``***``."""
         if self._api_key and self._api_key != PLACEHOLDER_KEY:
             text = text.replace(self._api_key, "***")
         return text
 
+    def _redact(self, text: str) -> str:
+        return self.redact(text)
+
     def _one_line(self, text: str, limit: int = 300) -> str:
-        text = " ".join(self._redact(str(text)).split())
-        return text if len(text) <= limit else text[: limit - 3] + "..."
+        return self.one_line(text, limit)
 
     def _client(self) -> Any:
         """An HTTP client of the running event loop, taken in turn from a few.
@@ -369,11 +381,6 @@ class OpenAICompatModel:
             params.pop(name, None)
         return params
 
-    @property
-    def retry_policy(self) -> RetryPolicy:
-        """The retry settings of this model (see :mod:`eviseek.models.retry`)."""
-        return self.settings.retry
-
     # -- the call ----------------------------------------------------------------------------
 
     async def generate(
@@ -402,7 +409,7 @@ class OpenAICompatModel:
         already_dropped = sorted(self.dropped_params & set(self.request_params(cfg, apply_drops=False)))
         if already_dropped:
             notes.append(f"not sent (refused earlier by the server): {', '.join(already_dropped)}")
-        response = await self._call_with_retries(client, wire_messages, cfg, timeout, notes)
+        response = await self.call(_Request(client, wire_messages, cfg), timeout=timeout, notes=notes)
         if self.api == "responses":
             return responses_completion(
                 response,
@@ -433,119 +440,74 @@ class OpenAICompatModel:
             notes=notes,
         )
 
-    # Long because it is the one place where a request's outcomes are told apart (a reply, a reply of
-    # the wrong shape, a refused parameter, a retryable or a configuration HTTP status, a timeout, a
-    # refused or dropped connection, a body that is not JSON), each turned into one Failure that the
-    # shared retry budget judges; one loop keeps every outcome's way back to the retry visible.
-    async def _call_with_retries(
-        self,
-        client: Any,
-        wire_messages: list[dict[str, Any]],
-        cfg: GenerateConfig,
-        timeout: float,
-        notes: list[str],
-    ) -> Any:
+    # -- the two sends and the reading of their outcomes ------------------------------------
+
+    async def send(self, request: _Request, timeout: float) -> Any:
+        """One attempt: the Responses API's ``POST /responses``, or ``POST /chat/completions``
+        (through the lean HTTP/1.1 client on a plain-http server, else the openai client)."""
+        params = request.params = self.request_params(request.cfg)
+        logger.debug(
+            "POST %s/%s model=%s messages=%d params=%s",
+            self.base_url,
+            "responses" if self.api == "responses" else "chat/completions",
+            self.model,
+            len(request.wire_messages),
+            sorted(params),
+        )
+        if self.api == "responses":
+            return await self._send_responses(request, timeout, params)
+        if (pool := self._pool()) is not None:
+            return await post_chat_plain(
+                pool, request.client, self._plain_headers, self.model, request.wire_messages, timeout, params
+            )
+        return await post_chat_completion(request.client, self.model, request.wire_messages, timeout, params)
+
+    async def _send_responses(self, request: _Request, timeout: float, params: dict[str, Any]) -> Any:
+        """The second send: OpenAI's Responses API, with the chat messages converted to its input."""
+        return await request.client.responses.create(
+            model=self.model, input=responses_input(request.wire_messages), timeout=timeout, **params
+        )
+
+    def check_reply(self, reply: Any) -> Failure | None:
+        """A reply that is not a chat completion (or Responses API response) is retried."""
+        if self.api == "responses":
+            if getattr(reply, "output", None) is not None:
+                return None
+            return Failure("a reply that is not a Responses API response (no output)")
+        if isinstance(reply, str) or not getattr(reply, "choices", None):
+            return Failure("a reply that is not a chat completion (no choices)")
+        return None
+
+    def failure_of(self, exc: Exception, request: _Request, notes: list[str]) -> Failure | None:
+        """The openai client's exceptions: 408/409/429/5xx, timeouts, dropped connections and
+        bodies that are not JSON are transient; a 400 naming a parameter we sent drops it and
+        resends at once; other statuses raise :class:`ModelConfigError` with what to check."""
         import openai
 
-        limit = request_limit(self.base_url, self.max_concurrency)
-        budget = RetryBudget(self.retry_policy, server=self.base_url, model=self.model)
-        dropped_this_call: set[str] = set()
-        while True:
-            params = self.request_params(cfg)
-            failure: Failure
-            try:
-                async with limit.slot(self._throttle_pause):
-                    logger.debug(
-                        "POST %s/chat/completions model=%s messages=%d params=%s",
-                        self.base_url,
-                        self.model,
-                        len(wire_messages),
-                        sorted(params),
-                    )
-                    if self.api == "responses":
-                        response = await client.responses.create(
-                            model=self.model, input=responses_input(wire_messages), timeout=timeout, **params
-                        )
-                    elif (pool := self._pool()) is not None:
-                        response = await post_chat_plain(
-                            pool, client, self._plain_headers, self.model, wire_messages, timeout, params
-                        )
-                    else:
-                        response = await post_chat_completion(
-                            client, self.model, wire_messages, timeout, params
-                        )
-                if self.api == "responses" and getattr(response, "output", None) is not None:
-                    if budget.failures:
-                        n = len(budget.failures)
-                        notes.append(f"succeeded after {n} retr{'y' if n == 1 else 'ies'}")
-                    return response
-                if self.api == "responses":
-                    failure = Failure("a reply that is not a Responses API response (no output)")
-                elif isinstance(response, str) or not getattr(response, "choices", None):
-                    failure = Failure("a reply that is not a chat completion (no choices)")
-                else:
-                    if budget.failures:
-                        n = len(budget.failures)
-                        notes.append(f"succeeded after {n} retr{'y' if n == 1 else 'ies'}")
-                    return response
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                message = self._one_line(server_message(exc))
-                if status == 400:
-                    refused = refused_params(exc, message, params, dropped_this_call)
-                    if refused:
-                        self._drop(refused, message, notes)
-                        dropped_this_call.update(refused)
-                        continue
-                if status in (408, 409, 429) or status >= 500:
-                    failure = Failure(
-                        f"HTTP {status}: {message}",
-                        parse_retry_after(exc.response.headers),
-                        throttled=status == 429,
-                    )
-                else:
-                    raise ModelConfigError(
-                        config_message(status, message, base_url=self.base_url, model=self.model)
-                    ) from None
-            except openai.APITimeoutError:
-                failure = Failure(f"no answer within {timeout:g}s (timeout)")
-            except openai.APIConnectionError as exc:
-                if connection_refused(exc):
-                    failure = Failure("connection refused", refused=True)
-                else:
-                    failure = Failure(f"connection dropped ({self._one_line(root_cause(exc))})")
-            except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
-                failure = Failure(f"a body that is not valid JSON ({self._one_line(str(exc), 120)})")
-
-            budget.record(failure)
-            if failure.throttled:
-                # Rate limited: the shared limit has paused this server and cut the requests in
-                # flight; waiting here does not use up retries, only the throttle budget.
-                budget.check_throttle()
-                waited = time.monotonic()
-                await limit.wait_pause()
-                budget.add_throttled(time.monotonic() - waited + 1e-3)
-                continue
-            delay = budget.next_delay(failure)  # raises once this failure's retries are spent
-            logger.warning(
-                "%s: %s; retrying in %.2fs (retry %d)",
-                self.name,
-                self._one_line(failure.reason, 200),
-                delay,
-                budget.attempts_retried,
-            )
-            await asyncio.sleep(delay)
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            message = self._one_line(server_message(exc))
+            if status == 400:
+                refused = refused_params(exc, message, request.params, request.dropped)
+                if refused:
+                    self._drop(refused, message, notes)
+                    request.dropped.update(refused)
+                    return None
+            if status in (408, 409, 429) or status >= 500:
+                retry_after = parse_retry_after(exc.response.headers)
+                return Failure(f"HTTP {status}: {message}", retry_after, throttled=status == 429)
+            raise ModelConfigError(config_message(status, message, base_url=self.base_url, model=self.model))
+        if isinstance(exc, openai.APITimeoutError):
+            return Failure(f"no answer within {request.cfg.timeout_s or self.timeout_s:g}s (timeout)")
+        if isinstance(exc, openai.APIConnectionError):
+            if connection_refused(exc):
+                return Failure("connection refused", refused=True)
+            return Failure(f"connection dropped ({self._one_line(root_cause(exc))})")
+        if isinstance(exc, (json.JSONDecodeError, openai.APIResponseValidationError)):
+            return Failure(f"a body that is not valid JSON ({self._one_line(str(exc), 120)})")
+        raise exc
 
     # -- error interpretation ----------------------------------------------------------------
-
-    def _throttle_pause(self, exc: BaseException) -> float | None:
-        """For a 429: how long to pause every request to this server (``Retry-After`` if the
-        server sent one, else a jittered base backoff); ``None`` for any other failure."""
-        import openai
-
-        if isinstance(exc, openai.APIStatusError) and exc.status_code == 429:
-            return self.retry_policy.backoff(0, parse_retry_after(exc.response.headers))
-        return None
 
     def _drop(self, refused: list[str], message: str, notes: list[str]) -> None:
         for name in refused:

@@ -13,6 +13,7 @@ from eviseek._registration import Origin, Origins, caller_origin
 from eviseek.errors import ConfigError, SettingError
 from eviseek.models.base import Model
 from eviseek.models.openai_settings import OpenAISettings
+from eviseek.models.remote import REMOTE_FIELDS, RemoteSettings
 from eviseek.models.settings import HFSettings, ReferenceSettings, ScriptedSettings, parse_settings
 
 ModelFactory = Callable[..., Model]
@@ -77,7 +78,18 @@ def register_provider(
     ``description`` is the one line ``eviseek models list`` prints for it; ``remote`` and
     ``settings`` say what it is (see :class:`Provider`). Registering a name again from another
     module raises :class:`ConfigError` unless ``replace=True`` (the run records the replacement).
+    Settings that subclass :class:`~eviseek.models.remote.RemoteSettings` make the provider
+    remote; a remote one with settings of its own must declare the fields the registry passes
+    it (``base_url``, ``api_key``, ``timeout_s``), which is checked here rather than at the first run.
     """
+    remote = remote or (settings is not None and issubclass(settings, RemoteSettings))
+    if remote and settings is not None:
+        missing = [f for f in REMOTE_FIELDS if f not in settings.model_fields]
+        if missing:
+            raise ConfigError(
+                f"provider {name!r} is remote but its settings {settings.__name__} lack "
+                f"{', '.join(missing)}; subclass eviseek.models.remote.RemoteSettings"
+            )
     provider = Provider(name, loader, description, remote=remote, settings=settings)
     _ORIGINS.claim(name, caller_origin(), replace=replace, exists=name in _PROVIDERS)
     _PROVIDERS[name] = provider
