@@ -145,3 +145,51 @@ def test_house_demo_runs_the_navigation_agents_and_express_metrics(tmp_path: Pat
 def test_demo_refuses_an_unknown_env(tmp_path: Path) -> None:
     proc = _run(["demo", "--env", "kitchen"], tmp_path)
     assert proc.returncode == 2 and "unknown --env 'kitchen'; use one of: tabletop, house" in proc.stderr
+
+
+def test_demo_stops_at_a_dead_model_server_before_any_episode(tmp_path: Path) -> None:
+    """Nothing listens at the URL: one line and exit 1, as `eval` does, not a table of 0.0 and
+    every episode recorded as failed with exit 0 (what it did before)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # free once closed: nothing listens there
+    proc = _run(
+        ["demo", "--model", "openai/some-vlm", "--base-url", f"http://127.0.0.1:{port}/v1", "--limit", "2",
+         "--out", str(tmp_path / "d"), "--env-workers", "0", "--no-progress", "--no-episodes"],
+        tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("error: model check before the first episode failed")
+    assert "unreachable" in errors[0] and "Traceback" not in proc.stderr
+    assert "Accuracy by family" not in proc.stdout and "episode(s) run" not in proc.stdout
+
+
+def test_demo_with_failed_episodes_exits_3_after_its_tables(tmp_path: Path) -> None:
+    """A server that answers the check and one episode, then refuses the next request: the demo
+    still prints its comparison, then one line on the failure and exit code 3 (it exited 0)."""
+    from eviseek.testing.openai_server import OpenAITestServer, ServerReply
+
+    episodes: list[dict] = []
+
+    def answer(request: dict) -> str | ServerReply:
+        if "Reply with the word OK." in json.dumps(request):
+            return "OK"
+        episodes.append(request)
+        if len(episodes) == 1:
+            return '{"answer": "yes", "reasoning": "a fixed reply from the test server"}'
+        return ServerReply.error(400, "this prompt is longer than the model's context")
+
+    with OpenAITestServer(answer) as srv:
+        proc = _run(
+            ["demo", "--model", "openai/test-vlm", "--base-url", srv.base_url, "--agents", "passive",
+             "--limit", "2", "--concurrency", "1", "--out", str(tmp_path / "d"), "--env-workers", "0",
+             "--no-progress", "--no-episodes"],
+            tmp_path,
+        )  # fmt: skip
+    assert proc.returncode == 3, proc.stderr
+    assert "Accuracy by family" in proc.stdout
+    last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
+    assert last.startswith("error: 1 of 2 episode(s) failed") and "--retry-failed" in last

@@ -25,9 +25,10 @@ EXIT_INTERRUPTED = 130
 
 EXIT_CODES: dict[int, str] = {
     EXIT_OK: "success",
-    EXIT_ERROR: "an error stopped the command (a run directory, model, server or environment problem, "
-    "or storage that cannot be read or written); the message says what to fix",
-    EXIT_USAGE: "a bad flag, setting or configuration file (nothing was run)",
+    EXIT_ERROR: "an error stopped the command (a missing file, run or key variable; a run directory, model, "
+    "server or environment problem; storage that cannot be read or written); the message says what to fix",
+    EXIT_USAGE: "a bad value: a flag, a setting, the content of a file given (a question set, a "
+    "configuration) or a plugin that cannot be imported (nothing was run)",
     EXIT_FAILED_EPISODES: "`eval` (and its aliases) or `demo` finished, but some episodes failed; "
     "rerun with --retry-failed (`demo`: fix the cause and rerun)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); finished work is kept and the same command resumes",
