@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from eviseek.errors import BadSetting, ConfigError
+from eviseek.errors import ConfigError, SettingError
 from eviseek.types.reading import MiB, read_text_capped
 from tests.viewer.synthetic import write_synthetic_run
 
@@ -28,8 +28,8 @@ def test_a_file_over_the_limit_is_refused_by_its_size(tmp_path: Path) -> None:
     (tmp_path / "ok.json").write_text('{"a": "é"}', encoding="utf-8")
     assert read_text_capped(tmp_path / "ok.json", MiB, "a trajectory") == '{"a": "é"}'
     (tmp_path / "latin1.json").write_bytes(b'{"a": "\xe9"}')
-    with pytest.raises(BadSetting, match="not UTF-8 text"):
-        read_text_capped(tmp_path / "latin1.json", MiB, "a question file", BadSetting)
+    with pytest.raises(SettingError, match="not UTF-8 text"):
+        read_text_capped(tmp_path / "latin1.json", MiB, "a question file", SettingError)
 
 
 def test_report_on_a_1_gib_trajectory_is_one_line_in_little_memory(tmp_path: Path) -> None:
