@@ -306,6 +306,10 @@ CASES: list[Case] = [
     _c("models/check-timeout", "models check --model openai/m --timeout 0"),
     _c("models/check-image-size", "models check --model openai/m --image-size 0"),
     _c("models/check-base-url", "models check --model openai/m --base-url 'not a url'"),
+    # --- benchmarks
+    _c("benchmarks/plugin-raise", "benchmarks list --plugin {plugin_raise}", words=["RuntimeError"]),
+    _c("benchmarks/plugin-exit0", "benchmarks list --plugin {plugin_exit0}", words=["sys.exit(0)"]),
+    _c("benchmarks/plugin-missing", "benchmarks list --plugin no_such_mod_x"),
     # --- env
     _c(
         "env/serve-unknown",
