@@ -31,7 +31,7 @@ class PlainChatSettings(RemoteSettings):
 
 
 class PlainChatModel(RemoteModel[bytes]):
-    """A request is its JSON body: :meth:`send` posts it once, :meth:`call` retries it."""
+    """A request is its JSON body: ``send`` posts it once, the base class's ``call`` retries it."""
 
     provider = "plainchat"
     settings: PlainChatSettings  # the registry builds it with factory(name, settings)
