@@ -26,16 +26,24 @@ from eviseek.envs.tabletop.families import TaskFamily, World, all_families, get_
 from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.scene import SceneSpec, rounded
 from eviseek.envs.tabletop.sim import Frame, ProbeSim, TabletopSim
+from eviseek.envs.tabletop.sim.placement import placement_problems
 from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError, SettingError
 from eviseek.types import Image, Question
 
-GENERATOR_VERSION = 9
+GENERATOR_VERSION = 10
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
 ENV_ID = env_ids.TABLETOP
 MAX_TRIES = 8
 """Drafts drawn per question when resampling scenes whose first view already settles it."""
+MAX_SCENE_REJECTS = 16
+"""Drafts the scene check (:mod:`.sim.placement`) may refuse for one question before generation
+gives up with an error (a family that keeps building impossible scenes has a bug)."""
+
+
+class SceneCheckError(RuntimeError):
+    """A family kept drawing scenes that no real table could hold (see :mod:`.sim.placement`)."""
 
 
 class SplitSpec(BaseModel):
@@ -142,7 +150,9 @@ class QuestionBuilder:
         tries = MAX_TRIES if family.hide_from_first_view else 1
         cycle = designs or family.designs
         want = cycle[index % len(cycle)] if cycle else None
-        for attempt in range(tries):
+        refused = 0
+        attempt = 0
+        while True:
             draft = family.draft_design(rng, want)
             spec = draft.scene
             sim = self._sim_for(spec)
@@ -158,8 +168,9 @@ class QuestionBuilder:
                 draft = draft.model_copy(update={"scene": spec})
             # From here on the sim holds exactly what an env rebuilt from the record would hold.
             sim = self._sim_for(spec)
+            problems = placement_problems(sim)
             references = []
-            if render_images:
+            if render_images and not problems:
                 for k, pose in enumerate(spec.reference_cameras):
                     moves = spec.reference_changes[k] if k < len(spec.reference_changes) else []
                     for change in moves:
@@ -169,10 +180,22 @@ class QuestionBuilder:
                         sim = self._sim_for(spec)  # back to exactly the stored scene
             for change in spec.changes:
                 sim.apply_change(change)
+            if not problems and spec.changes:
+                problems = placement_problems(sim)  # the world the episode starts in
+            if problems:
+                # Refused before any question is written: draw the scene again.
+                refused += 1
+                if refused >= MAX_SCENE_REJECTS:
+                    raise SceneCheckError(
+                        f"{family.slug}[{index}]: the scene check refused {refused} drafts; the last: "
+                        + "; ".join(p.describe() for p in problems)
+                    )
+                continue
             grader, first = self._first_view(family, spec, draft.metadata, sim)
             support = grader.grade([0])
             honest = family.accept_first_view(partial(grader.visibility, 0), draft.metadata)
-            if (support < 1.0 and honest) or attempt == tries - 1:
+            attempt += 1
+            if (support < 1.0 and honest) or attempt >= tries:
                 break
         # The graded frame is the initial view: grading renders in the probe, never in this sim.
         initial = Image.from_array(first.rgb) if render_images else None
@@ -201,6 +224,7 @@ class QuestionBuilder:
                 "index": index,
                 "generator_version": GENERATOR_VERSION,
                 "initial_support": support,
+                "scene_check_refused": refused,
                 "image_size": [self.width, self.height],
             },
         )

@@ -265,10 +265,13 @@ class LiquidVolumeFamily(TaskFamily):
             left, right_obj = (at_a, at_b) if left_first else (at_b, at_a)
             larger_is_left = left is larger
             if larger_is_left != larger_first:
-                # Swap the two builds' places so the larger one stands where the design wants it.
+                # Swap the two builds' spots on the table so the larger one stands where the design
+                # wants it. Only the footprint moves: each keeps its own height above the table
+                # (its own half-height), or the taller one would sink into the table and the
+                # shorter one float above it (generator version 9 did that).
                 left, right_obj = (
-                    right_obj.model_copy(update={"position": left.position}),
-                    left.model_copy(update={"position": right_obj.position}),
+                    right_obj.model_copy(update={"position": (*left.position[:2], right_obj.position[2])}),
+                    left.model_copy(update={"position": (*right_obj.position[:2], left.position[2])}),
                 )
                 cup, bowl = (left, right_obj) if left.category == "cup" else (right_obj, left)
             ln, rn = left.name.replace("_", " "), right_obj.name.replace("_", " ")
