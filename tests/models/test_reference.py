@@ -181,6 +181,27 @@ def test_physical_tests_are_read_from_reported_outcomes() -> None:
     assert solve(stay, [], text="put_on_slope: ok; red_cube stayed; slid=False").answer == "yes"
 
 
+def test_the_three_object_base_form_is_solved_from_one_try_of_each_pair() -> None:
+    # The tabletop's wording of ESI-Bench's three-object Action Order Inference question.
+    text = (
+        "There are two crates, the red crate above B and the blue crate below B; one green box (B); "
+        "and two blocks, the pink block above B and the brown block below B, as seen in the first "
+        "view (above: farther away). Which crate should B be placed on top of as its base, and which "
+        "block should go on top of B? Answer with two sides, the crate's first: e.g. 'above, below'."
+    )
+    options = ["above, above", "above, below", "below, above", "below, below"]
+    task = read_task(text, {"options": options})
+    assert task.kind == "base_top"
+    assert solve(task, [], text="").confidence == 0.0  # nothing tried yet: a guess
+    # B sank into the red crate (so the blue one carries it); the pink block stayed on B.
+    tried = (
+        "put_on: failed; green_box did not stay on top of red_crate; it ended below its rim\n"
+        "put_back: ok; green_box is back where it started\n"
+        "put_on: ok; pink_block rests on green_box after settling"
+    )
+    assert solve(task, [], text=tried).answer == "below, above"
+
+
 # --------------------------------------------------------------------------------------------
 # the provider
 

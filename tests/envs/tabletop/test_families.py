@@ -144,7 +144,7 @@ PHYSICAL_TEST = {
         name="put_inside", args={"object": m["object"], "target": m["container"]}
     ),
     "action_order_inference": lambda m: Action(
-        name="put_on", args={"object": m["object"], "target": m["solid"]}
+        name="put_on", args={"object": m["object"], "target": m["base"]}
     ),
     "liquid_volume": lambda m: Action(
         name="pour",
@@ -173,19 +173,21 @@ def test_physical_truth_is_reproduced_by_the_agents_own_test_in_a_fresh_env(slug
                     Action(name="fill", args={"object": q.metadata["containers"][0]})
                 ).feedback.success
             start = (0.0, 0.0, 0.0)
-            if slug == "action_order_inference":  # B stays on the solid box, not on the open one
-                on_solid = env.step(PHYSICAL_TEST[slug](q.metadata)).feedback
-                assert on_solid.success, on_solid.reason
-                assert env.step(
-                    Action(name="put_back", args={"object": q.metadata["object"]})
-                ).feedback.success
-                into = Action(
-                    name="put_on", args={"object": q.metadata["object"], "target": q.metadata["open"]}
-                )
-                on_open = env.step(into).feedback
-                assert not on_open.success and "below its rim" in on_open.reason, on_open.reason
-                assert q.ground_truth == q.metadata["sides"][q.metadata["solid"]]
-                assert q.contract.options == ["left", "right"]
+            if slug == "action_order_inference":  # three-object form: each crate, then each block on B
+                m = q.metadata
+                b = m["object"]
+                for crate in m["crates"]:
+                    fb = env.step(Action(name="put_on", args={"object": b, "target": crate})).feedback
+                    assert fb.success == (crate == m["base"]), fb.reason
+                    if not fb.success:
+                        assert "below its rim" in fb.reason, fb.reason
+                    assert env.step(Action(name="put_back", args={"object": b})).feedback.success
+                for blk in m["blocks"]:
+                    fb = env.step(Action(name="put_on", args={"object": blk, "target": b})).feedback
+                    assert fb.success == (blk == m["top"]), fb.reason
+                    assert env.step(Action(name="put_back", args={"object": blk})).feedback.success
+                assert q.ground_truth == f"{m['sides'][m['base']]}, {m['sides'][m['top']]}"
+                assert len(q.contract.options or []) == 4
                 continue
             if slug == "inclined_plane":  # where the put sets the cube, to measure its slide
                 assert env._world is not None

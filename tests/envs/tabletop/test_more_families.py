@@ -298,15 +298,20 @@ def test_action_order_support_needs_the_pile_seen_from_the_side() -> None:
 
 @pytest.mark.parametrize(
     ("slug", "form"),
-    [("connectivity", None), ("action_order_inference", "order"), ("action_order_inference", "base")],
+    [
+        ("connectivity", None),
+        ("action_order_inference", "order"),
+        ("action_order_inference", "base"),
+        ("action_order_inference", "stack"),
+    ],
 )
 def test_new_families_pass_the_env_checker_and_rebuild_their_first_view(slug: str, form: str | None) -> None:
-    from eviseek.envs.tabletop.families.action_order_inference import BASE_DESIGNS, KINDS
+    from eviseek.envs.tabletop.families.action_order_inference import BASE_DESIGNS, KINDS, STACK_DESIGNS
     from eviseek.envs.tabletop.generate import QuestionBuilder
 
     builder = QuestionBuilder()
     try:
-        designs = {"order": KINDS, "base": BASE_DESIGNS}.get(form or "")
+        designs = {"order": KINDS, "base": BASE_DESIGNS, "stack": STACK_DESIGNS}.get(form or "")
         q = builder.build(get_family(slug), 12, 0, designs=designs)
     finally:
         builder.close()
@@ -319,7 +324,7 @@ def test_new_families_pass_the_env_checker_and_rebuild_their_first_view(slug: st
         assert q.initial_image is not None and (obs.image.array() == q.initial_image.array()).all()
         assert len(q.reference_images) == (1 if form == "order" else 0)
         kinds = {s.kind for s in env.legal_actions()}
-        if form == "base":  # ESI-Bench's pick up / place on top of / put back
+        if form in ("base", "stack"):  # ESI-Bench's pick up / place on top of / put back
             assert {s.name for s in env.legal_actions() if s.kind == "manipulation"} == {
                 "pick_up",
                 "put_on",

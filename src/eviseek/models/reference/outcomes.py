@@ -138,3 +138,27 @@ def solve_base(task: Task, text: str, views: list[View]) -> Verdict:
 
 def _option(task: Task, name: str) -> str:
     return next((o for o in task.options if o.lower() == name), name)
+
+
+_SIDE_OF = re.compile(r"the ([a-z]+) ([a-z]+) (?:to the )?(left|right|above|below)\b")
+
+
+def solve_base_top(task: Task, text: str) -> Verdict:
+    """ESI-Bench's three-object form: the crate that carries B (the tried one if B stayed on it,
+    else the other) and the block that stays on B (likewise), each answered by the side of B the
+    question says it stands on."""
+    sides = {f"{c}_{n}": side for c, n, side in _SIDE_OF.findall(task.text.lower())}
+    crates = [o.name for o in task.objects if o.noun == "crate"]
+    blocks = [o.name for o in task.objects if o.noun == "block"]
+    tries = [(ok == "ok", obj, target) for ok, obj, target in _PUT_ON.findall(text)]
+    on_crate = [(ok, target) for ok, _, target in tries if target in crates]
+    on_b = [(ok, obj) for ok, obj, target in tries if obj in blocks]
+    if len(crates) != 2 or len(blocks) != 2 or not on_crate or not on_b:
+        return Verdict(None, 0.0, reason="B has not been tried on a crate and a block on B yet")
+    (held, crate), (stayed, blk) = on_crate[-1], on_b[-1]
+    base = crate if held else next(c for c in crates if c != crate)
+    top = blk if stayed else next(k for k in blocks if k != blk)
+    if base not in sides or top not in sides:
+        return Verdict(None, 0.0, reason="the question does not say where the crates and blocks stand")
+    answer = f"{sides[base]}, {sides[top]}"
+    return Verdict(answer, 0.95, None, f"{base} carries B and {top} stays on it")

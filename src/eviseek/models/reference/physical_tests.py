@@ -78,6 +78,8 @@ def test_action(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str
                 {"object": b, "target": box},
                 "place B on one box and see whether it stays on top",
             )
+    if task.kind == "base_top" and len(objs) >= 5 and "put_on" in names:
+        return _base_top_step(task, specs, text)
     if task.kind == "overflow" and len(objs) >= 2 and "pour" in names:
         if "overflowed=" in text:
             return None
@@ -107,6 +109,45 @@ def test_action(task: Task, specs: list[dict[str, Any]], text: str) -> tuple[str
             return "put_on_slope", {"object": obj}, "set it on the slope and watch it"
     if task.kind == "stack" and "put_on" in names:
         return _stack_step(task, specs, text)
+    return None
+
+
+_PUT_ON_TRY = re.compile(
+    r"put_on: (?:ok|failed); ([a-z]+_[a-z]+) (?:rests on|did not stay on(?: top of)?) ([a-z]+_[a-z]+)"
+)
+
+
+def _base_top_step(
+    task: Task, specs: list[dict[str, Any]], text: str
+) -> tuple[str, dict[str, str], str] | None:
+    """Three-object form (objects named crate, crate, B, block, block): put B on the first crate,
+    put it back, then put the first block on B. One try each settles it: exactly one crate carries
+    B and exactly one block stays on B."""
+    crate, b, block = task.objects[0], task.objects[2], task.objects[3]
+    tries = _PUT_ON_TRY.findall(text)
+    b_name = _choice(specs, "put_on", "object", b)
+    if not b_name:
+        return None
+    if not any(obj == b_name for obj, _ in tries):
+        target = _choice(specs, "put_on", "target", crate)
+        if target:
+            return (
+                "put_on",
+                {"object": b_name, "target": target},
+                "place B on one crate and see whether it stays on top",
+            )
+        return None
+    if any(target == b_name for _, target in tries):
+        return None
+    if f"{b_name} is back where it started" not in text and "put_back" in _offered(specs):
+        return "put_back", {"object": b_name}, "return B to its place before trying a block on it"
+    top = _choice(specs, "put_on", "object", block)
+    if top:
+        return (
+            "put_on",
+            {"object": top, "target": b_name},
+            "place one block on B and see whether it stays on top",
+        )
     return None
 
 

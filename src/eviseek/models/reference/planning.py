@@ -46,6 +46,8 @@ def demand_texts(task: Task) -> list[str]:
         return [
             f"Which of the bins {who} ends up inside when dropped into each, and which of those is smallest"
         ]
+    if task.kind == "base_top":
+        return ["Which crate carries B on top when B is placed there, and which block stays on top of B"]
     if task.kind == "base":
         return [
             "Which box carries the cube on top when it is placed there, and on which side that box stands"

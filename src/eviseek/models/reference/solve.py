@@ -33,6 +33,7 @@ from eviseek.models.reference.looks import (
 from eviseek.models.reference.mirrors import solve_mirror_closer, solve_reflected
 from eviseek.models.reference.outcomes import (
     solve_base,
+    solve_base_top,
     solve_capacity,
     solve_fit,
     solve_overflow,
@@ -85,6 +86,7 @@ def _solve_unknown(task: Task, views: list[View]) -> Verdict:
 
 _TEXT_SOLVERS = {  # physical tests: the outcome is reported in words
     "fit": solve_fit,
+    "base_top": solve_base_top,
     "overflow": solve_overflow,
     "capacity": solve_capacity,
     "slide": solve_slide,

@@ -27,6 +27,7 @@ TaskKind = Literal[
     "fit",
     "which_fit",
     "base",
+    "base_top",
     "overflow",
     "capacity",
     "slide",
@@ -48,7 +49,16 @@ HEIGHTS_SHOW = "where heights show"
 stage that reads it (with no advice text of its own) knows the count is of cubes among taller
 look-alikes."""
 
-TEST_KINDS: tuple[str, ...] = ("fit", "which_fit", "base", "overflow", "capacity", "slide", "stack")
+TEST_KINDS: tuple[str, ...] = (
+    "fit",
+    "which_fit",
+    "base",
+    "base_top",
+    "overflow",
+    "capacity",
+    "slide",
+    "stack",
+)
 """Kinds settled by a physical test whose outcome the environment reports in words."""
 
 NOUNS: dict[str, str] = {
@@ -71,6 +81,8 @@ NOUNS: dict[str, str] = {
     "bins": "bin",
     "box": "box",
     "boxes": "box",
+    "crate": "crate",
+    "crates": "crate",
     "bowl": "bowl",
     "bowls": "bowl",
     "cup": "cup",
@@ -241,6 +253,10 @@ def read_task(question: str, metadata: dict[str, Any], guidance: str = "") -> Ta
     elif "best fit" in low and options:
         # "Which container does X best fit inside?": the smallest of the offered bins it fits in.
         kind = "which_fit"
+    elif "as its base" in low and "on top of b?" in low:
+        # ESI-Bench's three-object form: which crate carries B, and which block goes on top of B;
+        # the text says on which side of B each stands.
+        kind = "base_top"
     elif "as its base" in low or "on top of as" in low:
         # "Which box should B be placed on top of as its base?": answered left or right.
         kind = "base"

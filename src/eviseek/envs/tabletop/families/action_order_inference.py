@@ -1,9 +1,28 @@
 """Action Sequencing / Action Order Inference: which object should be the base?
 
-Two question forms (designs):
+Three question forms (designs):
 
-* **base** (ESI-Bench's ``action`` form, drawn by ``paper`` and ``test``): two boxes of one outer
-  size (6.5-7.5 cm wide, 6.5-7.5 cm tall) stand left and right of a smaller cube B (3.6-4.2 cm),
+* **stack** (ESI-Bench's ``action`` form, drawn by ``paper`` and ``test`` since version 10; every
+  one of ESI-Bench's 77 evaluated records is this three-object form): five objects stand in one
+  row through an open box B (6.5-7.5 cm, movable): two crates (open boxes 3.5-4.5 cm tall) on
+  opposite sides of B, and two blocks on opposite sides of B, one pair inside the other. The row
+  runs across the first view (sides ``left``/``right``) or along the line of sight (``above``:
+  farther, higher in the picture; ``below``: nearer), as ESI-Bench's views give both. The text
+  says which crate and which block stands on which side (ESI-Bench's object list names them so)
+  and asks which crate B should be placed on top of and which block should go on top of B; the
+  answer is two sides, the crate's first (four options, ``left, right`` ...). Scale decides both,
+  as in ESI-Bench where the wrong object of each pair is the right one scaled too large or too
+  small: a crate carries B on its rim only where its opening is 0.7-0.85 times B's width (the
+  other's, 1.15-1.3 times, swallows B); a block stays on top of B only where it is 1.2-1.4 times
+  B's opening (the other, 0.7-0.85 times, drops in). Thick walls round the narrow opening and a
+  taller narrow block keep the wrong one from simply looking bigger or smaller. The design fixes
+  the direction and both sides (8 designs). Ground truth: B is put on each crate, and each block on
+  B, by the manipulator the agent uses, each put back after; exactly one of each must stay on top
+  (at or above the rim), else generation raises. Decisive evidence: B visible; B tried on a crate
+  with the outcome seen, or B and both crates seen from 50 degrees or more above; a block tried
+  on B with the outcome seen, or B and both blocks seen from above.
+* **base** (ours since version 10, dev only; ESI-Bench's two-object variant): two boxes of one
+  outer size (6.5-7.5 cm wide, 6.5-7.5 cm tall) stand left and right of a smaller cube B (3.6-4.2 cm),
   all three in a row across the first view. One box is solid; the other is open at the top, so B
   dropped on it falls inside instead of resting on top. The first view looks level from 5 cm
   above the table, under both rims, so the two boxes look alike there. "Which box should B be
@@ -14,8 +33,7 @@ Two question forms (designs):
   the agent uses and put back; the base is the box B ended on top of (at or above its rim). A
   draw where not exactly one box holds B on top raises (a generator bug). Decisive evidence: the
   solid box visible, and B tried on either box with the outcome seen, or the open box seen from
-  30 degrees or more above, where its opening shows. ESI-Bench's three-object form (a second
-  pair, C, to go on top of B) is not built.
+  30 degrees or more above, where its opening shows.
 * **order** (ours, a named extra kept in ``dev``; designs ``first``, ``last``, ``order``): in what
   order were the objects moved? Described below.
 
@@ -80,7 +98,24 @@ PLATFORM_H = 0.02
 POSE_TOLERANCE = 0.015
 """Metres a replayed move may end from its recorded pose before generation is called broken."""
 BASE_DESIGNS = ("base-left", "base-right")
-"""Designs of ESI-Bench's base form: the solid box stands left or right of B in the first view."""
+"""Designs of the two-box base form (ours since version 10, dev only): the solid box stands left or
+right of B in the first view."""
+SIDES = {"across": ("left", "right"), "along": ("above", "below")}
+"""The two sides of B a pair stands on, by the row's direction in the first view: across it (left,
+right) or along the line of sight (above: farther, higher in the picture; below: nearer)."""
+STACK_DESIGNS = (
+    "stack-across-0-0",
+    "stack-along-1-1",
+    "stack-across-1-0",
+    "stack-along-0-1",
+    "stack-across-0-1",
+    "stack-along-1-0",
+    "stack-across-1-1",
+    "stack-along-0-0",
+)
+"""Designs of ESI-Bench's three-object form: the row's direction, then which side (index into
+:data:`SIDES`) the right crate and the right block stand on. Ordered so that every run of them
+from the start keeps both sides and both directions as even as its length allows."""
 ON_TOP_TOLERANCE = 0.01
 """B counts as on top of a box when its lowest point is at most this far (m) below the box's top."""
 
@@ -113,8 +148,17 @@ class ActionOrderInferenceFamily(TaskFamily):
     family = "Action Sequencing"
     subcategory = "Action Order Inference"
     slug = "action_order_inference"
-    designs = ("base-left", "first", "base-right", "last", "order")
-    esi_designs = BASE_DESIGNS
+    designs = (
+        *STACK_DESIGNS[:2],
+        "first",
+        "base-left",
+        *STACK_DESIGNS[2:5],
+        "last",
+        "base-right",
+        *STACK_DESIGNS[5:],
+        "order",
+    )
+    esi_designs = STACK_DESIGNS
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         return self.draft_design(rng, str(rng.choice(self.designs)))
@@ -122,6 +166,9 @@ class ActionOrderInferenceFamily(TaskFamily):
     def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
         if design is None:
             return self.generate(rng)
+        if design in STACK_DESIGNS:
+            _, axis, a_side, c_side = design.split("-")
+            return self._stack_form(rng, axis, int(a_side), int(c_side))
         if design in BASE_DESIGNS:
             return self._base_form(rng, left=design == "base-left")
         if design not in KINDS:
@@ -133,7 +180,195 @@ class ActionOrderInferenceFamily(TaskFamily):
                 continue
         raise RuntimeError(f"{self.slug}: no order-form draft in {MAX_PLACEMENT_DRAWS} draws")
 
-    # -- ESI-Bench's base form -------------------------------------------------------
+    # -- ESI-Bench's three-object form -----------------------------------------------
+
+    # Long because it draws one question's scene as a fixed sequence of random draws, then writes the
+    # text and metadata from them (the draw order is part of what a seed means).
+    def _stack_form(self, rng: np.random.Generator, axis: str, a_side: int, c_side: int) -> TaskDraft:
+        cols = colors(rng, 5)
+        heading = float(rng.uniform(0, 360))  # the camera looks along this direction
+        fwd, left = unit(heading), unit(heading + 90)
+        centre = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
+        # B: an open box, movable. Scale decides both answers: a crate carries B on its rim only
+        # where its opening is narrower than B (a wider one swallows it), and a block stays on top
+        # of B only where it is wider than B's opening (a narrower one drops in).
+        b_outer, b_h, wall = float(rng.uniform(0.065, 0.075)), float(rng.uniform(0.045, 0.055)), 0.008
+        b_open = b_outer - 2 * wall
+        crate_h = float(rng.uniform(0.035, 0.045))
+        good_open, bad_open = b_outer * float(rng.uniform(0.7, 0.85)), b_outer * float(rng.uniform(1.15, 1.3))
+        # Thick walls round the narrow opening and thin ones round the wide one, so that the two
+        # crates' outer sizes overlap and the smaller-looking crate is not the answer by rule.
+        good_wall, bad_wall = float(rng.uniform(0.015, 0.03)), float(rng.uniform(0.005, 0.008))
+        good_w, good_h = b_open * float(rng.uniform(1.2, 1.4)), float(rng.uniform(0.03, 0.045))
+        bad_w = b_open * float(rng.uniform(0.7, 0.85))
+        # The narrow block is taller by about the width ratio, so both blocks show a similar face.
+        bad_h = min(good_w * good_h / bad_w * float(rng.uniform(0.9, 1.1)), 0.085)
+        along = left if axis == "across" else fwd
+        sign = (1.0, -1.0)  # SIDES[axis][0] lies along +along (left, or farther), [1] along -along
+        inner = float(rng.uniform(0.13, 0.15))
+        outer = inner + float(rng.uniform(0.13, 0.15))
+        crates_inner = bool(rng.integers(2))
+        gap = {"crate": inner if crates_inner else outer, "block": outer if crates_inner else inner}
+        jitter = [float(rng.uniform(-0.015, 0.015)) for _ in range(4)]
+        across = fwd if axis == "across" else left
+
+        def spot(kind: str, side: int, k: int) -> tuple[float, float]:
+            xy = centre + along * sign[side] * gap[kind] + across * jitter[k]
+            return float(xy[0]), float(xy[1])
+
+        yaw = heading + float(rng.uniform(-10, 10))
+        good_crate = container(
+            f"{cols[0]}_crate",
+            cols[0],
+            spot("crate", a_side, 0),
+            (good_open, good_open, crate_h - good_wall),
+            wall=good_wall,
+            yaw=yaw,
+            category="crate",
+        )
+        bad_crate = container(
+            f"{cols[1]}_crate",
+            cols[1],
+            spot("crate", 1 - a_side, 1),
+            (bad_open, bad_open, crate_h - bad_wall),
+            wall=bad_wall,
+            yaw=heading + float(rng.uniform(-10, 10)),
+            category="crate",
+        )
+        b = container(
+            f"{cols[2]}_box",
+            cols[2],
+            (float(centre[0]), float(centre[1])),
+            (b_open, b_open, b_h - wall),
+            wall=wall,
+            yaw=heading,
+            category="box",
+            mass=0.3,
+            movable=True,
+        ).model_copy(update={"role": "target"})
+
+        def block(col: str, width: float, height: float, xy: tuple[float, float]) -> ObjectSpec:
+            return ObjectSpec(
+                name=f"{col}_block",
+                shape="box",
+                category="block",
+                color=col,
+                size=rounded((width, width, height)),  # type: ignore[arg-type]
+                position=(r6(xy[0]), r6(xy[1]), r6(height / 2)),
+                orientation=yaw_quat(heading + float(rng.uniform(-10, 10))),
+                mass=0.15,
+                role="top",
+            )
+
+        good_block = block(cols[3], good_w, good_h, spot("block", c_side, 2))
+        bad_block = block(cols[4], bad_w, bad_h, spot("block", 1 - c_side, 3))
+        camera = orbit_pose(
+            (float(centre[0]), float(centre[1]), 0.03),
+            heading + 180 + float(rng.uniform(-4, 4)),
+            30.0,
+            float(rng.uniform(0.8, 0.9)) + (0.1 if axis == "along" else 0.0),
+        )
+        names = SIDES[axis]
+        side_of = {
+            good_crate.name: names[a_side],
+            bad_crate.name: names[1 - a_side],
+            good_block.name: names[c_side],
+            bad_block.name: names[1 - c_side],
+        }
+
+        def where(name: str) -> str:
+            side = side_of[name]
+            spoken = name.replace("_", " ")
+            return f"the {spoken} to the {side} of B" if axis == "across" else f"the {spoken} {side} B"
+
+        crates = sorted((good_crate.name, bad_crate.name), key=lambda n: names.index(side_of[n]))
+        blocks = sorted((good_block.name, bad_block.name), key=lambda n: names.index(side_of[n]))
+        bn = b.name.replace("_", " ")
+        view_words = (
+            "as seen in the first view"
+            if axis == "across"
+            else "as seen in the first view (above: farther away)"
+        )
+        text = (
+            f"There are two crates, {where(crates[0])} and {where(crates[1])}; one {bn} (B); and two "
+            f"blocks, {where(blocks[0])} and {where(blocks[1])}, {view_words}. Which crate should B be "
+            "placed on top of as its base, and which block should go on top of B? Answer with two "
+            f"sides, the crate's first: e.g. '{names[0]}, {names[1]}'."
+        )
+        options = [f"{x}, {y}" for x in names for y in names]
+        return TaskDraft(
+            design=f"stack-{axis}-{a_side}-{c_side}",
+            scene=SceneSpec(objects=[good_crate, bad_crate, b, good_block, bad_block], camera=camera),
+            text=text,
+            contract=option_contract(options, "Two sides, the crate's first, e.g. 'left, right'."),
+            guidance=(
+                "Crates and blocks that look alike from the side may not fit B. Test it: "
+                "put_on(object, target) places B on a crate, or a block on B, and reports whether it "
+                "stayed on top; put_back returns it to its place. Or compare openings and widths "
+                "from above. Sides are as seen in the first view. " + CAMERA_GUIDANCE
+            ),
+            metadata={
+                "form": "stack",
+                "axis": axis,
+                "object": b.name,
+                "crates": crates,
+                "blocks": blocks,
+                "base": good_crate.name,
+                "top": good_block.name,
+                "sides": side_of,
+            },
+        )
+
+    def _put_on_top(
+        self, world: World, obj: str, target: str, movable: list[str], targets: list[str]
+    ) -> Feedback:
+        """``put_on`` that fails when ``obj`` did not stay on top of ``target`` (it sank in)."""
+        fb = world.manipulator.execute("put_on", {"object": obj, "target": target}, movable, targets)
+        if fb.operation != "put_on" or target not in targets or on_top(world, obj, target):
+            return fb
+        # Say so when it sank into the target (the manipulator alone would call it slid off).
+        lo, hi = world.sim.aabb(target)
+        centre = np.asarray(world.sim.pose_of(obj)[0])
+        within = bool(np.all(centre[:2] >= lo[:2]) and np.all(centre[:2] <= hi[:2]))
+        if not fb.success and not within:
+            return fb
+        return Feedback(
+            operation="put_on",
+            success=False,
+            reason=f"{obj} did not stay on top of {target}; it ended below its rim",
+            state=fb.state,
+        )
+
+    @staticmethod
+    def _stack_parts(m: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """The movable objects and the legal targets of the three-object form."""
+        return [m["object"], *m["blocks"]], [*m["crates"], m["object"]]
+
+    def _stack_truth(self, world: World, m: dict[str, Any]) -> str:
+        movable, targets = self._stack_parts(m)
+        b = m["object"]
+        carried, topped = [], []
+        for crate in m["crates"]:
+            if self._put_on_top(world, b, crate, movable, targets).success:
+                carried.append(crate)
+            self._put_back(world, b, movable, targets)
+        for blk in m["blocks"]:
+            if self._put_on_top(world, blk, b, movable, targets).success:
+                topped.append(blk)
+            self._put_back(world, blk, movable, targets)
+        if carried != [m["base"]] or topped != [m["top"]]:
+            raise RuntimeError(
+                f"{self.slug}: B stayed on {carried} (built for {m['base']}), blocks on B: {topped} "
+                f"(built for {m['top']})"
+            )
+        return f"{m['sides'][m['base']]}, {m['sides'][m['top']]}"
+
+    def _put_back(self, world: World, obj: str, movable: list[str], targets: list[str]) -> None:
+        back = world.manipulator.execute("put_back", {"object": obj}, movable, targets)
+        if not back.success:
+            raise RuntimeError(f"{self.slug}: put_back of {obj} failed: {back.reason}")
+
+    # -- the two-box base form (ours) -----------------------------------------------------
 
     def _base_form(self, rng: np.random.Generator, *, left: bool) -> TaskDraft:
         cols = colors(rng, 3)
@@ -350,6 +585,9 @@ class ActionOrderInferenceFamily(TaskFamily):
     # -- actions ---------------------------------------------------------------------
 
     def custom_actions(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[ActionSpec]:
+        if metadata.get("form") == "stack":
+            movable, targets = self._stack_parts(metadata)
+            return _pick_place_back(movable, targets)
         if metadata.get("form") != "base":
             return []
         obj, boxes = metadata["object"], list(metadata["boxes"])
@@ -379,6 +617,12 @@ class ActionOrderInferenceFamily(TaskFamily):
 
     def handle_action(self, world: World, action: Action) -> Feedback | None:
         m = world.metadata
+        if m.get("form") == "stack" and action.name in ("pick_up", "put_on", "put_back"):
+            movable, targets = self._stack_parts(m)
+            obj = str(action.args.get("object", ""))
+            if action.name == "put_on" and obj in movable:
+                return self._put_on_top(world, obj, str(action.args.get("target", "")), movable, targets)
+            return world.manipulator.execute(action.name, dict(action.args), movable, targets)
         if m.get("form") != "base" or action.name not in ("pick_up", "put_on", "put_back"):
             return None
         obj = str(action.args.get("object", ""))
@@ -390,6 +634,8 @@ class ActionOrderInferenceFamily(TaskFamily):
 
     def ground_truth(self, world: World, draft: TaskDraft) -> str:
         m = draft.metadata
+        if m.get("form") == "stack":
+            return self._stack_truth(world, m)
         if m.get("form") == "base":
             world = World(sim=world.sim, manipulator=world.manipulator, scene=world.scene, metadata=dict(m))
             held = []
@@ -438,6 +684,41 @@ class ActionOrderInferenceFamily(TaskFamily):
         return "|".join(simulated)
 
     def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
+        if metadata.get("form") == "stack":
+            b, crates, blocks = metadata["object"], list(metadata["crates"]), list(metadata["blocks"])
+            return [
+                ViewEvidence(objects=[b], label=f"{b} visible"),
+                AnyOf(
+                    options=[
+                        *(
+                            OutcomeEvidence(
+                                action="put_on",
+                                args={"object": b, "target": c},
+                                show=[b, c],
+                                min_fraction=0.3,
+                            )
+                            for c in crates
+                        ),
+                        ViewEvidence(objects=[b, *crates], max_pitch=-50.0),
+                    ],
+                    label="B tried on a crate and the outcome seen, or B and the crates seen from above",
+                ),
+                AnyOf(
+                    options=[
+                        *(
+                            OutcomeEvidence(
+                                action="put_on",
+                                args={"object": k, "target": b},
+                                show=[k, b],
+                                min_fraction=0.3,
+                            )
+                            for k in blocks
+                        ),
+                        ViewEvidence(objects=[b, *blocks], max_pitch=-50.0),
+                    ],
+                    label="a block tried on B and the outcome seen, or B and the blocks seen from above",
+                ),
+            ]
         if metadata.get("form") == "base":
             b, solid, hollow = metadata["object"], metadata["solid"], metadata["open"]
             return [
@@ -462,3 +743,30 @@ class ActionOrderInferenceFamily(TaskFamily):
         pile = ([metadata["resident"]] if metadata.get("resident") else []) + moved
         pieces.append(ViewEvidence(objects=pile, label="the whole pile seen from the side"))
         return pieces
+
+
+def _pick_place_back(movable: list[str], targets: list[str]) -> list[ActionSpec]:
+    """ESI-Bench's three physical actions: pick up, place on top of, put back."""
+    return [
+        ActionSpec(
+            name="pick_up",
+            kind="manipulation",
+            params=["object"],
+            choices={"object": movable},
+            description="pick an object up and hold it above the table",
+        ),
+        ActionSpec(
+            name="put_on",
+            kind="manipulation",
+            params=["object", "target"],
+            choices={"object": movable, "target": targets},
+            description="place an object on top of another (physics decides whether it stays on top)",
+        ),
+        ActionSpec(
+            name="put_back",
+            kind="manipulation",
+            params=["object"],
+            choices={"object": movable},
+            description="return an object to where it started",
+        ),
+    ]
