@@ -156,7 +156,8 @@ class QuestionBuilder:
             draft = family.draft_design(rng, want)
             spec = draft.scene
             sim = self._sim_for(spec)
-            if family.settle_on_generate:
+            problems = placement_problems(sim, drafted=True)
+            if family.settle_on_generate and not problems:
                 sim.settle()
                 objects = []
                 for obj in spec.objects:
@@ -168,7 +169,7 @@ class QuestionBuilder:
                 draft = draft.model_copy(update={"scene": spec})
             # From here on the sim holds exactly what an env rebuilt from the record would hold.
             sim = self._sim_for(spec)
-            problems = placement_problems(sim)
+            problems = problems or placement_problems(sim)
             references = []
             if render_images and not problems:
                 for k, pose in enumerate(spec.reference_cameras):

@@ -1,9 +1,13 @@
 """Metric Comparison / Spatial Distance: which of two objects is closer to a reference object?
 
-Scene: a reference object and two candidates. The truly closer candidate (0.14-0.2 m away) sits
-to the side of the reference as seen from the initial camera; the farther one (1.3-1.6 times as
-far) sits in front of or behind it, along the camera's line of sight, where perspective shrinks
-the distance. From the initial low view the farther candidate therefore looks closer.
+Scene: a reference object and two candidates, one (0.14-0.2 m away) and the other 1.3-1.6 times
+as far. One candidate sits to the side of the reference as seen from the initial camera, the other
+in front of or behind it, along the camera's line of sight, where perspective shrinks the
+distance, so from the initial low view the one along the line of sight looks closer. Which of the
+two is truly closer, and whether it is named first or second, take turns by design (``designs``:
+before version 10 the closer one always stood to the side, so the first view always pointed to
+the wrong option, and the option order was a coin flip: the second option was right 22 of 30
+times on ``test``).
 
 Ground truth: from the settled simulator poses, the two centre-to-centre distances in the table
 plane; the name of the candidate with the shorter one.
@@ -39,8 +43,24 @@ class SpatialDistanceFamily(TaskFamily):
     family = "Metric Comparison"
     subcategory = "Spatial Distance"
     slug = "spatial_distance"
+    designs = ("side-first", "along-second", "side-second", "along-first")
+    """Where the truly closer candidate stands (to the side, or along the line of sight) and
+    whether it is the first or the second option."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
+        return self.draft_design(rng, str(rng.choice(self.designs)))
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        if design is None:
+            return self.generate(rng)
+        if design not in self.designs:
+            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        where, order = design.split("-")
+        return self._draw(rng, design, closer_along=where == "along", closer_first=order == "first")
+
+    def _draw(
+        self, rng: np.random.Generator, design: str, *, closer_along: bool, closer_first: bool
+    ) -> TaskDraft:
         cats = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 3)
         cols = colors(rng, 3)
         heading = float(rng.uniform(0, 360))
@@ -48,8 +68,12 @@ class SpatialDistanceFamily(TaskFamily):
         ref_xy = np.array([rng.uniform(-0.1, 0.1), rng.uniform(-0.08, 0.08)])
         near_d = float(rng.uniform(0.14, 0.2))
         far_d = near_d * float(rng.uniform(1.3, 1.6))
-        near_xy = ref_xy + side * near_d * float(rng.choice([-1.0, 1.0]))
-        far_xy = ref_xy + fwd * far_d * float(rng.choice([-1.0, 1.0]))
+        along_sign, side_sign = float(rng.choice([-1.0, 1.0])), float(rng.choice([-1.0, 1.0]))
+        near_dir, far_dir = (
+            (fwd * along_sign, side * side_sign) if closer_along else (side * side_sign, fwd * along_sign)
+        )
+        near_xy = ref_xy + near_dir * near_d
+        far_xy = ref_xy + far_dir * far_d
         ref = make_object(cats[0], cols[0], (float(ref_xy[0]), float(ref_xy[1])), 0.07, role="reference")
         near = make_object(
             cats[1], cols[1], (float(near_xy[0]), float(near_xy[1])), float(rng.uniform(0.06, 0.075))
@@ -63,11 +87,10 @@ class SpatialDistanceFamily(TaskFamily):
             float(rng.uniform(8, 14)),
             float(rng.uniform(0.65, 0.8)),
         )
-        cands = [near.name, far.name]
-        if rng.integers(2):
-            cands.reverse()
+        cands = [near.name, far.name] if closer_first else [far.name, near.name]
         r, a, b = ref.name.replace("_", " "), cands[0].replace("_", " "), cands[1].replace("_", " ")
         return TaskDraft(
+            design=design,
             scene=SceneSpec(objects=[ref, near, far], camera=camera),
             text=f"Which object is closer to the {r}: the {a} or the {b}?",
             contract=option_contract(cands, "Answer with the object's name."),

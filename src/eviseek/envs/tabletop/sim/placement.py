@@ -16,7 +16,11 @@ bodies and well under the centimetres a misplaced object is off by):
 * **floating**: an object is farther than :data:`TOLERANCE` from the table, the floor and every
   other object that could carry it (one it touches at its own lowest :data:`SUPPORT_BAND`);
 * **overlap**: two objects' shapes pass more than :data:`TOLERANCE` into each other, except
-  panels of one built structure (:data:`JOINED`), which meet in joints by design.
+  panels of one built structure (:data:`JOINED`), which meet in joints by design;
+* **fallen**: a movable object lies on the floor (only fixtures stand there).
+
+Generation checks the draft as built (sinking and overlaps only: physics would push overlapping
+objects apart while settling and hide the fault) and again once it has come to rest.
 
 Cloth is visual only (no collision shape) and is skipped; so is anything parked off the table.
 """
@@ -46,7 +50,7 @@ class PlacementProblem(BaseModel):
     """One object that no real scene could hold where it stands."""
 
     object: str
-    kind: Literal["sunk", "floating", "overlap"]
+    kind: Literal["sunk", "floating", "overlap", "fallen"]
     mm: float
     """How far into the table or the other object (``sunk``, ``overlap``), or how far above the
     nearest support (``floating``), in millimetres."""
@@ -57,6 +61,8 @@ class PlacementProblem(BaseModel):
         """One line naming the object, what is wrong and by how much."""
         if self.kind == "sunk":
             return f"{self.object}: reaches {self.mm:.1f} mm into the table"
+        if self.kind == "fallen":
+            return f"{self.object}: fell off the table onto the floor"
         if self.kind == "floating" and self.mm >= SEARCH * 1000:
             return f"{self.object}: nothing within {SEARCH * 1000:.0f} mm under it (it hangs in the air)"
         if self.kind == "floating":
@@ -68,22 +74,32 @@ def _closest(sim: SimState, a: int, b: int) -> list[tuple]:
     return list(sim.p.getClosestPoints(a, b, SEARCH, physicsClientId=sim.client))
 
 
-def placement_problems(sim: SimState) -> list[PlacementProblem]:
-    """Every object of ``sim``'s current state that is sunk, floating or overlapping."""
+def placement_problems(sim: SimState, *, drafted: bool = False) -> list[PlacementProblem]:
+    """Every object of ``sim``'s current state that is sunk, floating, overlapping or fallen.
+
+    ``drafted``: the state is a draft before it was simulated to rest, where objects may be
+    released a little above their support; only sinking and overlaps count (physics would push
+    overlapping objects apart while settling and hide the fault)."""
     names = [
         o.name
         for o in sim.spec.objects
         if o.shape != "cloth" and o.name in sim.uid and not sim.is_parked(o.name)
     ]
     category = {o.name: o.category for o in sim.spec.objects}
+    dynamic = {o.name: o.mass > 0 for o in sim.spec.objects}
     problems: list[PlacementProblem] = []
     for i, name in enumerate(names):
         uid = sim.uid[name]
         bottom = float(sim.aabb(name)[0][2])
-        ground = _closest(sim, uid, sim.table_uid) + _closest(sim, uid, sim.floor_uid)
+        floor = _closest(sim, uid, sim.floor_uid)
+        ground = _closest(sim, uid, sim.table_uid) + floor
         gap = min((float(pt[8]) for pt in ground), default=np.inf)
         if gap < -TOLERANCE:
             problems.append(PlacementProblem(object=name, kind="sunk", mm=round(-gap * 1000, 1)))
+        if dynamic[name] and min((float(pt[8]) for pt in floor), default=np.inf) <= TOLERANCE:
+            # Only fixtures (a backdrop beyond the table's edge) stand on the floor.
+            problems.append(PlacementProblem(object=name, kind="fallen", mm=0.0))
+            continue
         carried = gap <= TOLERANCE
         nearest = gap
         for j, other in enumerate(names):
@@ -102,7 +118,7 @@ def placement_problems(sim: SimState) -> list[PlacementProblem]:
                 near = min(float(pt[8]) for pt in low)
                 nearest = min(nearest, near)
                 carried = carried or near <= TOLERANCE
-        if not carried:
+        if not carried and not drafted:
             mm = round(min(nearest, SEARCH) * 1000, 1)
             problems.append(PlacementProblem(object=name, kind="floating", mm=mm))
     return problems
