@@ -2,12 +2,12 @@
 
 Scene: an upright mirror (40-48 cm wide) and a camera 35-50 cm in front of it, looking at it
 from 15-25 cm up. Two objects of different colours and shapes stand behind the camera, where it
-cannot see them directly; both show in the mirror. The question labels them A and B (a fair
-coin decides whether the closer one is A) and asks which is closer, in the real world, to "the
+cannot see them directly; both show in the mirror. The question labels them A and B (the design
+says whether the closer one is A) and asks which is closer, in the real world, to "the
 spot where you started" (the camera's starting position: the words do not move with the
 camera). How far an object looks in the mirror is its distance from the camera's mirror image,
-not from the camera, so the mirrored order can differ from the real one: a second fair coin
-decides whether it does (``metadata["mirror_order_agrees"]``). Real distances differ by at least
+not from the camera, so the mirrored order can differ from the real one: the design also says
+whether it does (``metadata["mirror_order_agrees"]``). Real distances differ by at least
 6 cm, mirrored ones by at least 3 cm. A gray wall 50 cm behind the camera closes the scene
 behind the objects.
 
@@ -50,6 +50,8 @@ from eviseek.types import Pose
 
 SHAPES = ["cube", "cylinder", "ball", "cone", "pyramid"]
 MIN_GAP = 0.06
+MAX_DRAWS = 64
+"""Drafts drawn at most for one design before generation is called broken."""
 
 
 class MirrorSpatialRelationsFamily(TaskFamily):
@@ -59,14 +61,33 @@ class MirrorSpatialRelationsFamily(TaskFamily):
     subcategory = "Spatial Relations"
     slug = "mirror_spatial_relations"
 
+    designs = ("A-agrees", "B-differs", "A-differs", "B-agrees")
+    """Which label names the really closer object, and whether the mirror's order of distance
+    agrees with the real one: both take turns (coins had made "A" right 8 times in 11 on
+    ``paper``, and a first-view learner right 23 of 30 on ``test``)."""
+
     def generate(self, rng: np.random.Generator) -> TaskDraft:
+        return self.draft_design(rng, str(rng.choice(self.designs)))
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        if design is None:
+            return self.generate(rng)
+        if design not in self.designs:
+            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        for _ in range(MAX_DRAWS):
+            try:
+                return self._draw(rng, design)
+            except PlacementError:
+                continue
+        raise RuntimeError(f"{self.slug}: no draft of design {design!r} in {MAX_DRAWS} draws")
+
+    def _draw(self, rng: np.random.Generator, design: str) -> TaskDraft:
         cols = colors(rng, 2)
         shapes = pick(rng, SHAPES, 2)
         # Some mirror and camera draws leave no room for the wanted case (two spots behind the
         # camera whose mirror order agrees, or disagrees, with their real order): draw the
-        # geometry again rather than fail. A first draw that works consumes the random numbers
-        # exactly as before, so the questions it made are unchanged.
-        want_agree: bool | None = None
+        # geometry again rather than fail.
+        want_agree = design.endswith("agrees")  # the other case is the trap the question is about
         for _ in range(50):
             facing = float(rng.uniform(0, 360))
             n, across = unit(facing), unit(facing + 90)
@@ -77,10 +98,6 @@ class MirrorSpatialRelationsFamily(TaskFamily):
             plane = plane_of(mirror)
             cam_xy = face + n * float(rng.uniform(0.35, 0.5))
             eye = np.array([cam_xy[0], cam_xy[1], float(rng.uniform(0.15, 0.25))])
-            if want_agree is None:
-                # One fair coin says whether the mirror shows the two in their real order of
-                # distance; the other case is the trap the question is about.
-                want_agree = bool(rng.integers(2))
             placed = _place_pair(rng, PairGeometry(plane, n, across, cam_xy, eye, want_agree))
             if placed is not None:
                 spots, real, agrees = placed
@@ -94,12 +111,13 @@ class MirrorSpatialRelationsFamily(TaskFamily):
             for i in range(2)
         ]
         closer = int(np.argmin(real))
-        order = [closer, 1 - closer] if rng.integers(2) else [1 - closer, closer]  # order[0] is A
+        order = [closer, 1 - closer] if design.startswith("A") else [1 - closer, closer]  # order[0] is A
         a, b = objects[order[0]], objects[order[1]]
         camera = Pose(
             x=r6(eye[0]), y=r6(eye[1]), z=r6(eye[2]), yaw=r6((facing + 360) % 360 - 180), pitch=-15.0
         )
         return TaskDraft(
+            design=design,
             scene=SceneSpec(
                 objects=[mirror, *objects, make_backdrop(cam_xy + n * 0.5, facing + 180, 1.2)], camera=camera
             ),
