@@ -309,7 +309,9 @@ def load_split(name: str, *, cache_dir: str | Path | None = None) -> list[Questi
     )
 
 
-def generate_paper_split(seed: int, *, width: int = 320, height: int = 240) -> list[Question]:
+def generate_paper_split(
+    seed: int, *, width: int = 320, height: int = 240, render_images: bool = True
+) -> list[Question]:
     """Every subcategory in proportion to ESI-Bench's #Q (:func:`.paper_split.paper_counts`), in
     ESI-Bench's question forms."""
     from eviseek.envs.tabletop.paper_split import paper_counts
@@ -319,7 +321,7 @@ def generate_paper_split(seed: int, *, width: int = 320, height: int = 240) -> l
     builder = QuestionBuilder(width=width, height=height)
     try:
         return [
-            builder.build(f, seed, i, designs=esi_designs_of(f, True))
+            builder.build(f, seed, i, render_images=render_images, designs=esi_designs_of(f, True))
             for f in fams
             for i in range(counts.get(f.slug, 0))
         ]

@@ -45,6 +45,9 @@ class DeformableFamily(TaskFamily):
     family = "Physical Structure"
     subcategory = "Deformable"
     slug = "deformable"
+    designs = ("0", "1", "2", "3")
+    """Answer designs: the true shape's place among the options, in turn (a random order before
+    version 10)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         shape = pick(rng, SHAPES)
@@ -83,6 +86,7 @@ class DeformableFamily(TaskFamily):
         options = [shape, *pick(rng, [s for s in SHAPES if s != shape], 3)]
         options = [options[int(i)] for i in rng.permutation(4)]
         return TaskDraft(
+            design=str(options.index(shape)),
             scene=SceneSpec(objects=[hidden, cloth, *extras], camera=camera),
             text=f"What object is under the {cloth_color} cloth?",
             contract=option_contract(options, "Answer with the shape's name."),

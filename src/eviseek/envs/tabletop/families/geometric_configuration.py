@@ -68,6 +68,8 @@ class GeometricConfigurationFamily(TaskFamily):
     family = "Spatial Relations"
     subcategory = "Geometric Configuration"
     slug = "geometric_configuration"
+    designs = tuple(OPTIONS)
+    """Answer designs: each kind of triangle in turn (version 10; drawn at random before)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         kind = pick(rng, OPTIONS)
@@ -107,6 +109,7 @@ class GeometricConfigurationFamily(TaskFamily):
         names = [o.name for o in objs]
         a, b, d = (n.replace("_", " ") for n in names)
         return TaskDraft(
+            design=kind,
             scene=SceneSpec(objects=objs, camera=camera),
             text=(
                 f"Do the {a}, the {b} and the {d} form an equilateral triangle, an isosceles triangle "

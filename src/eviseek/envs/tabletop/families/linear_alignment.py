@@ -57,6 +57,8 @@ class LinearAlignmentFamily(TaskFamily):
     family = "Spatial Relations"
     subcategory = "Linear Alignment"
     slug = "linear_alignment"
+    designs = ("yes", "no")
+    """Answer designs: yes/no in turn (coins gave "yes" 8 of 9 on ``paper``)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cats = pick(rng, ["cube", "cylinder", "cone", "pyramid"], 3)
@@ -91,6 +93,7 @@ class LinearAlignmentFamily(TaskFamily):
         names = [o.name for o in objs]
         a, m, b = (n_.replace("_", " ") for n_ in names)
         return TaskDraft(
+            design="yes" if aligned else "no",
             scene=SceneSpec(objects=objs, camera=camera),
             text=f"Are the {a}, the {m} and the {b} arranged in a straight line on the table?",
             contract=yes_no_contract(),

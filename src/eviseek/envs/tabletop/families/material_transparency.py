@@ -63,6 +63,8 @@ class MaterialTransparencyFamily(TaskFamily):
     family = "Perceptual Grounding"
     subcategory = "Material Transparency"
     slug = "material_transparency"
+    designs = ("yes", "no")
+    """Answer designs: inside or behind in turn (version 10; a coin before)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = colors(rng, 3)
@@ -103,6 +105,7 @@ class MaterialTransparencyFamily(TaskFamily):
         )
         noun = target.category
         return TaskDraft(
+            design="yes" if inside else "no",
             scene=SceneSpec(objects=[jar, target, *extras], camera=camera),
             text=f"Is the {cols[0]} {noun} inside the glass jar?",
             contract=yes_no_contract(),

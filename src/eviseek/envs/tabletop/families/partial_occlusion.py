@@ -68,6 +68,9 @@ class PartialOcclusionFamily(TaskFamily):
     family = "Perceptual Grounding"
     subcategory = "Partial Occlusion"
     slug = "partial_occlusion"
+    designs = ("0", "1", "2")
+    """Answer designs: the true shape's place among the options, in turn (a random order before
+    version 10)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = colors(rng, 3)
@@ -120,6 +123,7 @@ class PartialOcclusionFamily(TaskFamily):
         options = [shape, *pick(rng, [s for s in SHAPES if s != shape], 2)]
         options = [options[int(i)] for i in rng.permutation(3)]
         return TaskDraft(
+            design=str(options.index(shape)),
             scene=SceneSpec(objects=[occ, target, *extras], camera=camera),
             text=(
                 f"What shape is the {cols[0]} object that is partly hidden behind the "

@@ -47,6 +47,9 @@ class UnobservedChangeFamily(TaskFamily):
     family = "Temporal Understanding"
     subcategory = "Unobserved Change"
     slug = "unobserved_change"
+    designs = ("0", "1", "2", "3")
+    """Answer designs: the moved object's place among the options, in turn (a random order before
+    version 10)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
         cols = colors(rng, 4)
@@ -91,6 +94,7 @@ class UnobservedChangeFamily(TaskFamily):
         )
         names = [objs[int(i)].name for i in rng.permutation(4)]
         return TaskDraft(
+            design=str(names.index(change.object)),
             scene=SceneSpec(
                 objects=[board, *objs], camera=camera, reference_cameras=[reference], changes=[change]
             ),

@@ -1,0 +1,71 @@
+"""Honesty on the splits results are reported on, not only on the honesty test's own seed.
+
+The text-only learners and the answer-balance checks (:mod:`eviseek.envs.tabletop.honesty`) run
+over ``dev`` and ``paper`` and over two further seeds drawn like ``test``; the first-view pixel
+learner runs over ``paper``'s exploring subcategories. A split already in the cache is read from
+there (the CLI and evaluation generate it once); otherwise it is generated here without images
+(the checks render what they need). ``test`` (780 questions) and larger seeds go through
+``scripts/tabletop_honesty.py``, whose results are in ``docs/tabletop.md``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from eviseek.envs.tabletop import honesty
+from eviseek.envs.tabletop.generate import (
+    SPLITS,
+    generate_paper_split,
+    generate_questions,
+    load_split,
+    split_dir,
+)
+from eviseek.envs.tabletop.honesty import by_subcategory
+from eviseek.types import Question
+
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
+
+EXTRA_SEEDS = (6101, 6102)
+"""Seeds no split uses, chosen after the version-10 generator was frozen."""
+N_EXTRA = 8
+"""Questions per subcategory of an extra seed (small: the split checks carry the power)."""
+
+
+def split(name: str) -> list[Question]:
+    if (split_dir(name) / "questions.jsonl").exists():
+        return load_split(name)
+    spec = SPLITS[name]
+    if spec.paper_weighted:
+        return generate_paper_split(spec.seed, render_images=False)
+    return generate_questions(
+        spec.n_per_subcategory, spec.seed, esi_forms=spec.esi_forms, render_images=False
+    )
+
+
+@pytest.fixture(scope="module")
+def sets() -> dict[str, list[Question]]:
+    out = {name: split(name) for name in ("dev", "paper")}
+    for seed in EXTRA_SEEDS:
+        out[f"seed {seed}"] = generate_questions(N_EXTRA, seed, esi_forms=True, render_images=False)
+    return out
+
+
+def test_no_text_shortcut_and_no_unbalanced_answer_on_any_split(sets: dict[str, list[Question]]) -> None:
+    failures = []
+    for name, qs in sets.items():
+        for sub, group in by_subcategory(qs).items():
+            failures += [f"{name} {f}" for f in honesty.text_failures(sub, group)]
+            failures += [f"{name} {f}" for f in honesty.balance_failures(sub, group)]
+    assert not failures, failures
+
+
+def test_first_view_statistics_stay_at_chance_on_paper(sets: dict[str, list[Question]]) -> None:
+    failures, checked = [], 0
+    for sub, qs in by_subcategory(sets["paper"]).items():
+        if sub in honesty.FIRST_VIEW_ANSWERABLE or len(qs) < 4:
+            continue
+        _, bad = honesty.first_view_failure(sub, qs)
+        checked += 1
+        failures += [bad] if bad else []
+    assert checked >= 10
+    assert not failures, failures
