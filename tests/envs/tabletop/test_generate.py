@@ -42,9 +42,9 @@ def test_same_seed_gives_byte_identical_files_in_process_and_from_the_cli(tmp_pa
     assert out.returncode == 0, out.stderr
     a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
     assert a == b
-    # 8 initial images + 3 reference images (Action Order Inference's first question is ESI-Bench's
-    # base form, which has none; its second, the order form, has one)
-    assert sum(k.endswith(".png") for k in a) == 11
+    # 8 initial images + 2 reference images (Unobserved Change's; Action Order Inference's first
+    # two questions are ESI-Bench's three-object form, which has none)
+    assert sum(k.endswith(".png") for k in a) == 10
     write_questions(tmp_path / "c", generate_questions(2, 8, subcategories=SUBS), image_dir="images")
     assert _files(tmp_path / "c")["questions.jsonl"] != a["questions.jsonl"]
 
