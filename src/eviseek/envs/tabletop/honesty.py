@@ -176,8 +176,9 @@ def balance_failures(sub: str, qs: list[Question]) -> list[str]:
             if pval < ALPHA:
                 out.append(f"{sub}: option {pos + 1} of {k} right {c}/{n} (p={pval:.4f})")
     for o, n in offered.items():
-        k = np.mean([len(q.contract.options or []) for q in opt if o in (q.contract.options or [])])
-        pval = binomtest(right[o], n, 1 / k, alternative="greater").pvalue
+        sizes = [len(q.contract.options or []) for q in opt if o in (q.contract.options or [])]
+        mean_k = float(np.mean(sizes))
+        pval = binomtest(right[o], n, 1 / mean_k, alternative="greater").pvalue
         if n >= 6 and pval < ALPHA:
             out.append(f"{sub}: {o!r} right {right[o]}/{n} times offered (p={pval:.4f})")
     if not opt and qs and qs[0].contract.kind == "integer":
