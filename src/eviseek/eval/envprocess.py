@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eviseek.envs.base import Env
-from eviseek.errors import ConfigError, EnvError
+from eviseek.errors import ConfigError, EnvError, PluginError
 from eviseek.eval.envpool import (
     LeasedEnv,
     close_quietly,
@@ -81,8 +81,12 @@ def worker_main(conn: Any, plugins: list[str]) -> None:
 
     try:
         import_plugins(plugins)
+    except PluginError as exc:
+        # Every episode would fail the same way: a bad plugin, which the CLI shows as one line.
+        conn.send((_READY, False, PluginError(f"an environment worker could not import the plugins: {exc}")))
+        return
     except BaseException as exc:
-        # Every episode would fail the same way: a usage problem that stops the run.
+        # Anything else is a bug worth its traceback; it still stops the run.
         tb = traceback.format_exc()
         conn.send(
             (_READY, False, ConfigError(f"an environment worker could not import the plugins: {exc!r}\n{tb}"))
