@@ -78,12 +78,16 @@ def load_dataset(spec: str) -> list[Question]:
         if not split:
             raise SettingError(f"dataset spec {spec!r} names no split, e.g. {name}:dev")
         benchmark = benchmarks()[name]
-        questions = list(benchmark.loader(split))
-        for q in questions:  # a loader may leave the environment to its registration
+        questions = []
+        for q in benchmark.loader(split):
+            # The benchmark named in the spec owns what its loader returns (budget, rules), even
+            # questions it borrows from another benchmark's split (which record that one's
+            # name); a copy, since a loader may hand out its cached objects.
+            if q.benchmark != benchmark.name:
+                q = q.model_copy(update={"benchmark": benchmark.name})
             if q.env_id is None and benchmark.env_id is not None:
-                q.env_id = benchmark.env_id
-            if q.benchmark is None:  # recorded, so every later reader looks it up by name
-                q.benchmark = benchmark.name
+                q.env_id = benchmark.env_id  # a loader may leave the environment to its registration
+            questions.append(q)
     else:
         raise ConfigError(
             f"dataset {spec!r} is neither an existing file or directory nor a name:split spec "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from eviseek.envs.tabletop.families import TaskFamily, World, all_families, get_
 from eviseek.envs.tabletop.manipulation import Manipulator
 from eviseek.envs.tabletop.scene import SceneSpec, rounded
 from eviseek.envs.tabletop.sim import Frame, ProbeSim, TabletopSim
-from eviseek.envs.tabletop.sim.placement import placement_problems
+from eviseek.envs.tabletop.sim.placement import PlacementProblem, placement_problems
 from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError, SettingError
 from eviseek.types import Image, Question
@@ -135,6 +135,19 @@ class QuestionBuilder:
         """Support grade of the initial view alone (the sim must hold the episode's start state)."""
         return self.first_view_grader(family, spec, metadata, sim).grade([0])
 
+    def _references(self, spec: SceneSpec, sim: TabletopSim) -> tuple[list[Image], TabletopSim]:
+        """The scene's reference images, each after its own changes, and a sim that holds exactly
+        the stored scene again (a fresh one where a reference changed it)."""
+        references = []
+        for k, pose in enumerate(spec.reference_cameras):
+            moves = spec.reference_changes[k] if k < len(spec.reference_changes) else []
+            for change in moves:
+                sim.apply_change(change)
+            references.append(Image.from_array(sim.render(pose, light=spec.reference_light).rgb))
+            if moves:
+                sim = self._sim_for(spec)  # back to exactly the stored scene
+        return references, sim
+
     def build(
         self,
         family: TaskFamily,
@@ -158,39 +171,21 @@ class QuestionBuilder:
             sim = self._sim_for(spec)
             problems = placement_problems(sim, drafted=True)
             if family.settle_on_generate and not problems:
-                sim.settle()
-                objects = []
-                for obj in spec.objects:
-                    pos, orn = sim.pose_of(obj.name)
-                    objects.append(
-                        obj.model_copy(update={"position": rounded(pos), "orientation": rounded(orn, 7)})
-                    )
-                spec = spec.model_copy(update={"objects": objects})
+                spec = _settled(spec, sim)
                 draft = draft.model_copy(update={"scene": spec})
             # From here on the sim holds exactly what an env rebuilt from the record would hold.
             sim = self._sim_for(spec)
             problems = problems or placement_problems(sim)
-            references = []
+            references: list[Image] = []
             if render_images and not problems:
-                for k, pose in enumerate(spec.reference_cameras):
-                    moves = spec.reference_changes[k] if k < len(spec.reference_changes) else []
-                    for change in moves:
-                        sim.apply_change(change)
-                    references.append(Image.from_array(sim.render(pose, light=spec.reference_light).rgb))
-                    if moves:
-                        sim = self._sim_for(spec)  # back to exactly the stored scene
+                references, sim = self._references(spec, sim)
             for change in spec.changes:
                 sim.apply_change(change)
             if not problems and spec.changes:
                 problems = placement_problems(sim)  # the world the episode starts in
-            if problems:
-                # Refused before any question is written: draw the scene again.
+            if problems:  # refused before any question is written: draw the scene again
                 refused += 1
-                if refused >= MAX_SCENE_REJECTS:
-                    raise SceneCheckError(
-                        f"{family.slug}[{index}]: the scene check refused {refused} drafts; the last: "
-                        + "; ".join(p.describe() for p in problems)
-                    )
+                _check_refusals(f"{family.slug}[{index}]", refused, problems)
                 continue
             grader, first = self._first_view(family, spec, draft.metadata, sim)
             support = grader.grade([0])
@@ -229,6 +224,25 @@ class QuestionBuilder:
                 "image_size": [self.width, self.height],
             },
         )
+
+
+def _check_refusals(where: str, refused: int, problems: Sequence[PlacementProblem]) -> None:
+    """Stop generating once the scene check has refused ``MAX_SCENE_REJECTS`` drafts in a row."""
+    if refused >= MAX_SCENE_REJECTS:
+        raise SceneCheckError(
+            f"{where}: the scene check refused {refused} drafts; the last: "
+            + "; ".join(p.describe() for p in problems)
+        )
+
+
+def _settled(spec: SceneSpec, sim: TabletopSim) -> SceneSpec:
+    """``spec`` with every object where the simulator's settling left it (rounded, as stored)."""
+    sim.settle()
+    objects = []
+    for obj in spec.objects:
+        pos, orn = sim.pose_of(obj.name)
+        objects.append(obj.model_copy(update={"position": rounded(pos), "orientation": rounded(orn, 7)}))
+    return spec.model_copy(update={"objects": objects})
 
 
 def _families(subcategories: Iterable[str] | None) -> list[TaskFamily]:
