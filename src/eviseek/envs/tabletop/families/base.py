@@ -116,6 +116,16 @@ class TaskFamily(ABC):
     def evidence(self, scene: SceneSpec, metadata: dict[str, Any]) -> list[Evidence]:
         """The pieces of decisive evidence for this question (see the module docstring rule)."""
 
+    def design_to_build(self, rng: np.random.Generator, design: str | None) -> str:
+        """For families that build each design directly: ``design`` itself, one drawn from
+        ``designs`` when it is ``None`` (the same draw their ``generate`` makes), and an error for
+        a design the family does not have."""
+        if design is None:
+            return str(rng.choice(self.designs))
+        if design not in self.designs:
+            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        return design
+
     def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
         """A draft of ``design`` (any when ``None``): the first of ``generate``'s draws that has it.
 

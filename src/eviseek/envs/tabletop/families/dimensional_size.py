@@ -50,13 +50,10 @@ class DimensionalSizeFamily(TaskFamily):
     designs = ("larger-nearer", "larger-farther")
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        return self.draft_design(rng, str(rng.choice(self.designs)))
+        return self.draft_design(rng, None)  # design_to_build draws one
 
     def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
-        if design is None:
-            return self.generate(rng)
-        if design not in self.designs:
-            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        design = self.design_to_build(rng, design)
         larger_nearer = design == "larger-nearer"
         cat = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"])
         cols = colors(rng, 4)

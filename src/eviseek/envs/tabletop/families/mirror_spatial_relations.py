@@ -67,13 +67,10 @@ class MirrorSpatialRelationsFamily(TaskFamily):
     ``paper``, and a first-view learner right 23 of 30 on ``test``)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        return self.draft_design(rng, str(rng.choice(self.designs)))
+        return self.draft_design(rng, None)  # design_to_build draws one
 
     def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
-        if design is None:
-            return self.generate(rng)
-        if design not in self.designs:
-            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        design = self.design_to_build(rng, design)
         for _ in range(MAX_DRAWS):
             try:
                 return self._draw(rng, design)

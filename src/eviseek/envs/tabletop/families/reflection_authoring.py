@@ -84,17 +84,14 @@ class ReflectionAuthoringFamily(TaskFamily):
     off the target's column)."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        return self.draft_design(rng, str(rng.choice(self.designs)))
+        return self.draft_design(rng, None)  # design_to_build draws one
 
     # Long because it draws one question's scene as a fixed sequence of random draws, then writes the
     # text and metadata from them. The draw order is part of what a seed means (reordering changes
     # every generated question, and with it the generator version), so the steps stay in one
     # sequence that reads top to bottom.
     def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
-        if design is None:
-            return self.generate(rng)
-        if design not in self.designs:
-            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        design = self.design_to_build(rng, design)
         through_mirror = design.startswith("yes")
         cols = colors(rng, 3)
         category = pick(rng, SHAPES)

@@ -48,13 +48,10 @@ class SpatialDistanceFamily(TaskFamily):
     whether it is the first or the second option."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        return self.draft_design(rng, str(rng.choice(self.designs)))
+        return self.draft_design(rng, None)  # design_to_build draws one
 
     def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
-        if design is None:
-            return self.generate(rng)
-        if design not in self.designs:
-            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        design = self.design_to_build(rng, design)
         where, order = design.split("-")
         return self._draw(rng, design, closer_along=where == "along", closer_first=order == "first")
 

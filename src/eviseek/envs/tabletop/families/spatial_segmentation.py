@@ -53,13 +53,10 @@ class SpatialSegmentationFamily(CountingFamily):
     30); the rows and the lone one are now drawn for the count the design asks."""
 
     def generate(self, rng: np.random.Generator) -> TaskDraft:
-        return self.draft_design(rng, str(rng.choice(self.designs)))
+        return self.draft_design(rng, None)  # design_to_build draws one
 
     def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
-        if design is None:
-            return self.generate(rng)
-        if design not in self.designs:
-            raise RuntimeError(f"{self.slug}: unknown design {design!r}")
+        design = self.design_to_build(rng, design)
         count = int(design)
         # Every split of the count into two rows of 2-3 and at most one lone object is equally likely.
         splits = [(a, b, c) for a in (2, 3) for b in (2, 3) for c in (0, 1) if a + b + c == count]
