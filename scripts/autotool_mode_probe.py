@@ -22,7 +22,7 @@ on one kind carries over to the other.
    apart at the mode token, and a reward that pushes only on need-zoom questions ends in "always
    zoom".
 
-Ours, a diagnostic for docs/autotool_learning.md ("Why GRPO can learn always zoom"); a few dozen
+Ours, a diagnostic for docs/autotool_learning_in_depth.md ("Why GRPO can learn always zoom"); a few dozen
 forward and backward passes of the tiny model (seconds on one core). One JSON line per
 measurement to ``--out`` (and stdout).
 """

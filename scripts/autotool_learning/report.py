@@ -9,6 +9,7 @@ issue's; each is checked against the numbers and reported as met or missed, neve
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -369,12 +370,34 @@ def replace_generated(report: Path, name: str, lines: Sequence[str], *, title: s
     return report
 
 
-def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] = ()) -> Path:
-    """Write the run's tables and plots (next to it, in ``<report stem>/``) into the report's
-    generated block ``run`` (:func:`replace_generated`): hand-written sections are kept."""
+def holder(candidates: Sequence[Path], name: str) -> Path | None:
+    """The first of ``candidates`` that holds generated block ``name`` (its begin marker), or None.
+
+    The report is split over a short page and an in-depth page; a block may move from one to the
+    other by hand, and a regeneration must then write where the block now is, not append a second
+    copy to the file it used to be in.
+    """
+    begin = GENERATED_BEGIN.format(name=name)
+    for path in candidates:
+        if path.is_file() and begin in path.read_text(encoding="utf-8"):
+            return path
+    return None
+
+
+def write_report(
+    out: Path, report: Path, *, command: str, notes: Sequence[str] = (), figures: Path | None = None
+) -> Path:
+    """Write the run's tables and plots into the report's generated block ``run``
+    (:func:`replace_generated`): hand-written sections are kept.
+
+    The plots go to ``figures`` (default: a folder named after the report, next to it); the
+    report links them by their path relative to its own folder, so the figures may stay where
+    other pages link them when the report moves.
+    """
     warmup, warm_eval, results = load_results(out)
-    figs = report.parent / report.stem
+    figs = figures if figures is not None else report.parent / report.stem
     figs.mkdir(parents=True, exist_ok=True)
+    rel = Path(os.path.relpath(figs.resolve(), report.parent.resolve())).as_posix()
     lines: list[str] = []
     lines += [
         "Reproduce (rewrites this generated block, up to its end marker, and its plots):",
@@ -442,7 +465,7 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
             f"## Stage 2: GRPO with MSPO and AMB ({main.steps} steps, "
             f"{main.train_seconds / 60:.1f} min wall, {_fmt((main.train_cpu_seconds or 0) / 60)} min CPU)",
             "",
-            f"![main run]({figs.name}/main_run.png)",
+            f"![main run]({rel}/main_run.png)",
         ]
     goals = check_goals(warm_eval, results)
     if goals:
@@ -459,7 +482,7 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
         plot_mode_frequency(models, figs / "mode_frequency.png")
         lines += ["", "## Held-out questions (free mode choice, greedy)", ""]
         lines += heldout_table(models)
-        lines += ["", f"![mode frequency]({figs.name}/mode_frequency.png)", ""]
+        lines += ["", f"![mode frequency]({rel}/mode_frequency.png)", ""]
         lines += ["### Efficiency by chosen mode", ""]
         lines += efficiency_table(models)
     if len(results) > 1:
@@ -483,7 +506,7 @@ def write_report(out: Path, report: Path, *, command: str, notes: Sequence[str] 
                 f"{_fmt(valid)} | {_fmt(st.get('accuracy'))} | {_fmt(st.get('tool_on_share_need_zoom'))} | "
                 f"{_fmt(st.get('tool_on_share_no_need'))} |"
             )
-        lines += ["", f"![variants]({figs.name}/variants.png)"]
+        lines += ["", f"![variants]({rel}/variants.png)"]
     cost_rows = mode_cost_table(results)
     if cost_rows:
         lines += ["", "## Training time per mode (the paper's Table 8 at CPU scale)", ""]

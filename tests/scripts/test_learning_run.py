@@ -94,7 +94,7 @@ def test_warm_up_then_grpo_raises_the_reward(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_crop_phase_follows_the_mixed_steps(tmp_path: Path) -> None:
-    # The probes' options (docs/autotool_learning.md): a masked, re-weighted mixed phase, then a
+    # The probes' options (docs/autotool_learning_in_depth.md): a masked, re-weighted mixed phase, then a
     # crop phase with rehearsal; both phases' losses land in one report.
     cfg = _config(
         tmp_path,
@@ -321,3 +321,53 @@ def test_regenerating_the_report_keeps_the_hand_written_sections(tmp_path: Path)
     broken.write_text("intro\n" + begin + "\nno end marker\n")
     with pytest.raises(ValueError, match="unpaired"):
         replace_generated(broken, "run", ["x"])
+
+
+def test_the_docs_hold_each_generated_block_once_in_the_page_the_script_writes() -> None:
+    """The report is split into a short page and an in-depth page; each generated block is in
+    exactly one of them, and it is the one a regeneration without ``--report`` writes into."""
+    import autotool_learning_run as script
+    from autotool_learning.report import GENERATED_BEGIN, GENERATED_END
+
+    for block in ("run", "seeds"):
+        begin, end = GENERATED_BEGIN.format(name=block), GENERATED_END.format(name=block)
+        holders = [p for p in script.REPORT_PAGES if begin in p.read_text(encoding="utf-8")]
+        assert holders == [script.report_for(block, None)], block
+        text = holders[0].read_text(encoding="utf-8")
+        assert text.count(begin) == 1 and text.count(end) == 1 and text.index(begin) < text.index(end)
+    # The plots stay where the results page and the tutorials link them.
+    assert (script.FIGURES / "main_run.png").is_file() and (script.FIGURES / "variants.png").is_file()
+
+
+def test_a_regeneration_writes_where_the_block_is_and_links_the_plots_from_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    import autotool_learning_run as script
+    from autotool_learning.report import GENERATED_BEGIN
+
+    out = tmp_path / "runs" / "s2"
+    _save_seed(out, greedy=0.55, always=0.90, never=0.70, grpo=0.88, on_need=1.0)
+    docs = tmp_path / "docs"
+    (docs / "deep").mkdir(parents=True)
+    deep, short = docs / "deep" / "in_depth.md", docs / "short.md"
+    begin = GENERATED_BEGIN.format(name="run")
+    deep.write_text("# In depth\n\nBy hand.\n")
+    # The run block was moved by hand into the short page: it must be rewritten there.
+    short.write_text(f"# Short\n\n{begin}\nstale table\n<!-- end of generated: run -->\n\nAfter.\n")
+    monkeypatch.setattr(script, "REPORT_PAGES", (deep, short))
+    monkeypatch.setattr(script, "FIGURES", docs / "figures")
+    monkeypatch.setattr(sys, "argv", ["autotool_learning_run.py", "--out", str(out), "--report-only"])
+    script.main()
+    assert deep.read_text() == "# In depth\n\nBy hand.\n"
+    text = short.read_text()
+    assert "stale table" not in text and text.endswith("\n\nAfter.\n") and text.count(begin) == 1
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert links and all(link.startswith("figures/") for link in links)
+    assert all((short.parent / link).is_file() for link in links)
+    # The seeds block is in neither page: it goes to the in-depth page, whose plots link upwards.
+    assert script.report_for("seeds", None) == deep
+    write_report(out, deep, command="x", figures=docs / "figures")
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", deep.read_text())
+    assert links and all(link.startswith("../figures/") and (deep.parent / link).is_file() for link in links)

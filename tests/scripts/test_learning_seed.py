@@ -6,7 +6,7 @@ when ``EVISEEK_LEARNING_SEED`` is set (to the seed to check; ``5`` is the one re
     EVISEEK_LEARNING_SEED=5 .venv/bin/python -m pytest -q tests/scripts/test_learning_seed.py
 
 Seeds 0 (the committed report), 1 (an outside rerun), and 2-4 (the across-seeds table in
-docs/autotool_learning.md) have been looked at; 5 has not.
+docs/autotool_learning_in_depth.md) have been looked at; 5 has not.
 """
 
 from __future__ import annotations

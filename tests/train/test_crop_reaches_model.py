@@ -1,6 +1,6 @@
 """The zoom crop of a tool-on trace reaches the model's answer, in the warm-up and in evaluation.
 
-A guard for the learning run's diagnosis (docs/autotool_learning.md): the warmed model answers
+A guard for the learning run's diagnosis (docs/autotool_learning_in_depth.md): the warmed model answers
 need-zoom questions at chance with ``<tool_on>`` forced. These tests pin the plumbing that was
 ruled out: the crop is encoded as a second image with its own grid and image tokens, the answer's
 logits change with the crop's pixels, and held-out evaluation feeds the model exactly the tokens

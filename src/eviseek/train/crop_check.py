@@ -10,7 +10,7 @@ offered colours (1/3 with ``tag_colours: own``).
 Ours, not the paper's: the paper starts from a pretrained model that can already read a crop.
 The CPU-scale learning run uses it to keep the warm-up's crop phase going until the tiny model
 reads the crop (``warmup.crop_check``), since GRPO cannot learn that a zoom pays when the crop
-does not help the answer (docs/autotool_learning.md).
+does not help the answer (docs/autotool_learning_in_depth.md).
 """
 
 from __future__ import annotations

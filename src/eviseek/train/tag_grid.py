@@ -18,7 +18,7 @@ run of ``scripts/autotool_learning_run.py``):
   warm-up's tool-on trace zooms on the top-left cell, as a model that zooms where zooming does
   not help would: a crop that hurts, the tag grid's counterpart of the paper's Figure 1(b). Ours,
   so that a question can pull the mode token towards ``<tool_off>`` (see "A task whose reward can
-  teach the split" in docs/autotool_learning.md).
+  teach the split" in docs/autotool_learning_in_depth.md).
 
 Both kinds are answered with a colour name (listed in a fixed order in the question), not an
 option letter: a tiny model then maps what it sees straight to a word, without also matching a
@@ -96,7 +96,7 @@ class TagGridConfig(BaseModel):
     cell looks alike for both kinds of question (noisy background plus one small tag), and the
     answer is its majority colour for one kind and its minority colour for the other. The learning
     run's 1.6M-parameter model learned only the majority rule while both were trained at once
-    (docs/autotool_learning.md, warm-up probes). With ``own`` the question's answer list alone says
+    (docs/autotool_learning_in_depth.md, warm-up probes). With ``own`` the question's answer list alone says
     which palette to read."""
 
     @model_validator(mode="after")

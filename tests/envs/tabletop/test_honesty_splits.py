@@ -5,7 +5,7 @@ over ``dev`` and ``paper``; the first-view pixel learner runs over ``paper``'s e
 subcategories. A split already in the cache is read from there (the CLI and evaluation generate
 it once); otherwise it is generated here without images (the checks render what they need).
 ``test`` (780 questions) and the fresh seeds go through ``scripts/tabletop_honesty.py``; they do
-not all pass yet, and ``docs/tabletop.md`` lists what fails there with its numbers, rather than
+not all pass yet, and ``docs/tabletop_in_depth.md`` lists what fails there with its numbers, rather than
 this test leaving them out silently.
 """
 

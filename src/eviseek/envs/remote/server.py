@@ -13,7 +13,7 @@ Routes (every one needs ``Authorization: Bearer <token>``):
   ``legal_actions``, ``visual_support``: a wire message in, a wire message out;
 * ``DELETE /v1/envs/<session>``: close it.
 
-Limits (docs/scale.md lists them with their flags):
+Limits (docs/scale_in_depth.md lists them with their flags):
 
 * the token is compared in constant time; a request without it gets 401 and its connection is
   closed;

@@ -370,7 +370,7 @@ def run_warmup(
     other rows in both modes, so their answers are not forgotten; their mode tokens stay in the
     loss (both modes, so no preference is taught). Without that, no position ever pulls the mode
     tokens up while every other position pushes them down, and after a 600-step phase the model
-    stopped writing a mode token at all (probe P6 of docs/autotool_learning.md). Losses of both
+    stopped writing a mode token at all (probe P6 of docs/autotool_learning_in_depth.md). Losses of both
     phases go to one report.
     """
     convos = warmup_conversations(rows, env, coordinates, frame, cfg.modes, compact=compact)

@@ -11,7 +11,7 @@ subcategory needs no edit anywhere else. A family:
    settled. Physical families run the test there (``world.manipulator`` performs the same actions
    the agent can). Geometry families read settled poses or contact distances.
 3. ``evidence(scene, metadata)`` declares the decisive evidence (see :mod:`..support`); the module
-   docstring must state the rule in words, and ``docs/tabletop.md`` repeats it.
+   docstring must state the rule in words, and ``docs/tabletop_in_depth.md`` repeats it.
 4. Declares its legal manipulation primitives (``manipulations``) and, if it needs more (pour,
    release on a ramp...), ``custom_actions`` plus ``handle_action`` to run them.
 5. Uses :mod:`eviseek.answers` through the default ``parse``/``score``.
