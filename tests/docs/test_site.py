@@ -169,3 +169,28 @@ def test_every_page_opens_in_chromium_without_errors(site: Path, browser: Any) -
         page.close()
     assert problems == []
     assert len(pages) >= 30
+
+
+@pytest.mark.browser
+def test_the_home_page_says_it_all_in_one_screen(site: Path, browser: Any) -> None:
+    """At 1280x900, a laptop's browser window, the whole home page (the four ways in included)
+    is in view without scrolling; the fourth card used to be cut at the bottom."""
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(base + "index.html", wait_until="load")
+        seen = page.evaluate(
+            """() => {
+              const content = document.querySelector('.md-content article');
+              const bottoms = [...content.querySelectorAll('*')]
+                .filter(e => e.getClientRects().length)
+                .map(e => e.getBoundingClientRect().bottom);
+              const cards = [...document.querySelectorAll('.grid.cards li')]
+                .map(e => e.getBoundingClientRect());
+              return {bottom: Math.max(...bottoms), cards: cards.map(r => [r.top, r.bottom]),
+                      height: window.innerHeight, scrollY: window.scrollY};
+            }"""
+        )
+        page.close()
+    assert seen["scrollY"] == 0 and len(seen["cards"]) == 4
+    assert all(bottom <= seen["height"] for _, bottom in seen["cards"]), seen
+    assert seen["bottom"] <= seen["height"], seen
