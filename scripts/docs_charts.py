@@ -17,11 +17,19 @@ layout (harness, env servers, model server, Ray nodes), drawn with matplotlib fr
 structures listed below.
 
 SVGs are written without dates and with a fixed id salt, so drawing twice gives the same bytes.
+
+Pages: a line ``<!-- chart: NAME -->`` in docs/results.md or README.md (``--pages``) marks where
+chart NAME belongs. When the chart exists, the line after the marker is its image (written with
+an alt text from the results file unless an image of that chart is already there); when it does
+not, no image of it is left there. So a new results file (the houses' after their first complete
+run) appears on both pages with this one command, and a page never shows a chart that is gone.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +42,8 @@ from eviseek.eval.results_file import C_METRIC_TEXT, ResultsFile, file_sha256, r
 
 RESULTS = ROOT / "docs" / "results"
 IMAGES = ROOT / "docs" / "images"
+PAGES = (ROOT / "docs" / "results.md", ROOT / "README.md")
+CHART_SLOT = re.compile(r"^<!-- chart: ([A-Za-z0-9_.-]+) -->$")
 SOURCE_PREFIX = "results file sha256:"
 # Colour-blind-safe (Okabe-Ito), one per agent in the order the results file lists them.
 COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -361,10 +371,60 @@ def draw_scale(out: Path) -> None:
 DIAGRAMS = {"eviseek-loop.svg": draw_loop, "run-directory.svg": draw_run_dir, "scale-out.svg": draw_scale}
 
 
+# ------------------------------------------------------------------------------- chart slots
+
+
+def chart_alt(results: ResultsFile) -> str:
+    """The alt text of a chart: what it shows, read from its results file."""
+    level = "task family" if results.slice_level == "family" else "question kind"
+    agents = ", ".join(a.label for a in results.agents)
+    pct = round(100 * results.confidence)
+    return f"{results.name}: accuracy and C per {level} for {agents}, with {pct}% bootstrap intervals"
+
+
+def fill_chart_slots(page: Path, charts: Path, alts: dict[str, str]) -> list[str]:
+    """Make each ``<!-- chart: NAME -->`` slot of ``page`` show ``charts/NAME.svg`` if it exists
+    (the line after the marker), and no image of it if it does not. Returns what changed."""
+    prefix = Path(os.path.relpath(charts.resolve(), page.parent.resolve())).as_posix()
+    lines = page.read_text(encoding="utf-8").split("\n")
+    out: list[str] = []
+    changes: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        slot = CHART_SLOT.match(line.strip())
+        if slot is None:
+            continue
+        name = slot.group(1)
+        target = f"{prefix}/{name}.svg"
+        shown = i < len(lines) and lines[i].startswith("![") and lines[i].rstrip().endswith(f"]({target})")
+        if (charts / f"{name}.svg").is_file():
+            if not shown:
+                out.append(f"![{alts.get(name, name)}]({target})")
+                if i < len(lines) and lines[i].strip():
+                    out.append("")  # the image stands apart from the text after it
+                changes.append(f"{page}: shows {target}")
+        elif shown:
+            i += 1  # the chart is gone: drop its image line, keep the slot
+            changes.append(f"{page}: no longer shows {target} (no such chart)")
+    if changes:
+        page.write_text("\n".join(out), encoding="utf-8")
+    return changes
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--results", type=Path, default=RESULTS, help="folder of results files (NAME.json)")
     parser.add_argument("--out", type=Path, default=IMAGES, help="folder for charts/ and diagrams/")
+    parser.add_argument(
+        "--pages",
+        type=Path,
+        nargs="*",
+        default=list(PAGES),
+        help="Markdown pages whose <!-- chart: NAME --> slots to fill (default: docs/results.md, README.md)",
+    )
     args = parser.parse_args(argv)
     files = sorted(args.results.glob("*.json"))
     if not files:
@@ -374,6 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     written: list[Path] = []
+    alts: dict[str, str] = {}
     for path in files:
         try:
             results = read_results_file(path)
@@ -383,12 +444,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         target = args.out / "charts" / f"{path.stem}.svg"
         draw_results_chart(results, path, target)
         written.append(target)
+        alts[path.stem] = chart_alt(results)
     for name, draw in DIAGRAMS.items():
         target = args.out / "diagrams" / name
         draw(target)
         written.append(target)
     for p in written:
         print(f"wrote {p} ({p.stat().st_size // 1024} KiB)")
+    for page in args.pages:
+        if not page.is_file():
+            print(f"error: no page {page} (--pages)", file=sys.stderr)
+            return 1
+        for change in fill_chart_slots(page, args.out / "charts", alts):
+            print(change)
     return 0
 
 

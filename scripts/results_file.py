@@ -8,7 +8,17 @@ The documentation's charts and the numbers its pages quote are read from these f
     .venv/bin/python scripts/docs_charts.py
 
 ``--preset tabletop:paper`` and ``--preset house:test`` fill in the slice level, the C metric,
-the agents' labels and the commands given on the results page.
+the agents' labels and the commands given on the results page. The slices are whatever task
+families or question kinds the run holds, so a new set of house kinds needs no change here.
+
+The houses, after a complete run of ``house:test`` (judged, since C is EXPRESS-Bench's):
+
+    eviseek judge runs/house-test --protocol express --model reference
+    .venv/bin/python scripts/results_file.py runs/house-test --preset house:test --commit SHA
+    .venv/bin/python scripts/docs_charts.py    # draws the chart and shows it on both pages
+
+The last command puts the chart's image into the ``<!-- chart: house-test -->`` slots of
+docs/results.md and README.md; ``tests/docs/test_charts.py`` then requires it there.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ RESULTS = ROOT / "docs" / "results"
 CHARTS = ROOT / "docs" / "images" / "charts"
 DIAGRAMS = ROOT / "docs" / "images" / "diagrams"
 _SOURCE = re.compile(r"<dc:source>([^<]*)</dc:source>")
+_SLOT = re.compile(r"^<!-- chart: [A-Za-z0-9_.-]+ -->\n", flags=re.M)
 
 
 def _script() -> ModuleType:
@@ -90,6 +91,7 @@ def test_the_chart_command_draws_every_chart_and_diagram_and_the_check_sees_a_st
             str(results),
             "--out",
             str(out),
+            "--pages",
         ],
         capture_output=True,
         text=True,
@@ -138,19 +140,109 @@ def test_pages_show_the_diagrams(page: str, image: str) -> None:
     assert f"]({image})" in (ROOT / "docs" / page).read_text(encoding="utf-8")
 
 
+def lead_with_charts(results: Path, results_page: str, readme: str) -> list[str]:
+    """What is wrong with how the two pages show the charts of the results files in ``results``:
+    every chart on both pages, each results section opening with its chart (the first thing
+    after the heading, its slot marker aside, is the image, not a table), no chart shown that
+    has no results file."""
+    problems = []
+    stems = sorted(p.stem for p in results.glob("*.json"))
+    for stem in stems:
+        if f"](images/charts/{stem}.svg)" not in results_page:
+            problems.append(f"docs/results.md does not show {stem}.svg")
+        if f"](docs/images/charts/{stem}.svg)" not in readme:
+            problems.append(f"README.md does not show {stem}.svg")
+    sections = re.split(r"^## ", results_page, flags=re.M)[1:]
+    for stem in stems:
+        section = next((s for s in sections if f"images/charts/{stem}.svg" in s), None)
+        if section is None:
+            continue
+        body = _SLOT.sub("", section.split("\n", 1)[1], count=1).lstrip()
+        if not body.startswith("!["):
+            problems.append(f"results section {section.splitlines()[0]!r} does not open with its chart")
+    for page, text in (("docs/results.md", results_page), ("README.md", readme)):
+        for shown in re.findall(r"\]\((?:docs/)?images/charts/([^)/]+)\.svg\)", text):
+            if shown not in stems:
+                problems.append(f"{page} shows {shown}.svg, which has no results file")
+    return problems
+
+
 def test_the_results_page_and_the_readme_lead_with_the_charts() -> None:
+    """Holds for every results file there is: once docs/results/house-test.json is committed, the
+    houses' chart must be on both pages (``scripts/docs_charts.py`` puts it in their slots)."""
     results_page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for path in sorted(RESULTS.glob("*.json")):
-        assert f"](images/charts/{path.stem}.svg)" in results_page
-        assert f"](docs/images/charts/{path.stem}.svg)" in readme
-    # Each results section opens with its chart: the first thing after the heading's paragraph
-    # break is the image, not a table.
-    sections = re.split(r"^## ", results_page, flags=re.M)[1:]
-    for stem in (p.stem for p in RESULTS.glob("*.json")):
-        section = next(s for s in sections if f"images/charts/{stem}.svg" in s)
-        body = section.split("\n", 1)[1].lstrip()
-        assert body.startswith("!["), section.splitlines()[0]
+    assert lead_with_charts(RESULTS, results_page, readme) == []
+
+
+def test_both_pages_hold_a_chart_slot_for_every_split_the_results_script_knows() -> None:
+    """``scripts/results_file.py --preset P`` writes docs/results/P.json (':' as '-'); both pages
+    hold the slot its chart goes into, in the section about that split."""
+    spec = importlib.util.spec_from_file_location("results_file_script", ROOT / "scripts" / "results_file.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    results_page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for preset in module.PRESETS:
+        slot = f"<!-- chart: {preset.replace(':', '-')} -->"
+        assert readme.count(slot) == 1, (preset, "README.md")
+        section = next(s for s in re.split(r"^## ", results_page, flags=re.M)[1:] if slot in s)
+        assert preset in section.splitlines()[0] or preset.split(":")[0] in section.splitlines()[0].lower()
+
+
+def test_the_chart_command_fills_the_slots_of_a_new_results_file_and_empties_a_gone_ones(
+    tmp_path: Path,
+) -> None:
+    """The lead's step after a complete house:test run: write its results file, run the chart
+    command, commit. The pages then show the chart (and pass the check above); a results file
+    taken away takes its image off the pages, its slot kept."""
+    docs = tmp_path / "docs"
+    results = docs / "results"
+    results.mkdir(parents=True)
+    shutil.copy(RESULTS / "tabletop-paper.json", results / "tabletop-paper.json")
+    # A house results file, as scripts/results_file.py --preset house:test writes one (its slices
+    # are the question kinds the run held, whatever they are).
+    house = read_results_file(RESULTS / "tabletop-paper.json").model_copy(
+        update={"name": "house:test", "slice_level": "subcategory", "c_metric": "express"}
+    )
+    (results / "house-test.json").write_text(house.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    page, readme = docs / "results.md", tmp_path / "README.md"
+    # The pages as they are before the houses' first complete run: their slot, no image yet.
+    no_image = re.compile(r"(<!-- chart: house-test -->\n)!\[[^\n]*\n\n?")
+    original_page = no_image.sub(r"\1\n", (ROOT / "docs" / "results.md").read_text(encoding="utf-8"))
+    original_readme = no_image.sub(r"\1\n", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert "chart: house-test" in original_page and "house-test.svg" not in original_page
+    page.write_text(original_page, encoding="utf-8")
+    readme.write_text(original_readme, encoding="utf-8")
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "docs_charts.py"),
+        "--results",
+        str(results),
+        "--out",
+        str(docs / "images"),
+        "--pages",
+        str(page),
+        str(readme),
+    ]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{page}: shows images/charts/house-test.svg" in proc.stdout
+    assert f"{readme}: shows docs/images/charts/house-test.svg" in proc.stdout
+    assert lead_with_charts(results, page.read_text(), readme.read_text()) == []
+    assert "house:test: accuracy and C per question kind for Passive, Blind" in page.read_text()
+    # Drawing again changes nothing.
+    before = (page.read_text(), readme.read_text())
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0 and (page.read_text(), readme.read_text()) == before
+    # Without the house results file (and its chart) the pages are as they were.
+    (results / "house-test.json").unlink()
+    (docs / "images" / "charts" / "house-test.svg").unlink()
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert (page.read_text(), readme.read_text()) == (original_page, original_readme)
+    assert lead_with_charts(results, page.read_text(), readme.read_text()) == []
 
 
 def test_the_drawing_is_deterministic(tmp_path: Path) -> None:

@@ -116,3 +116,43 @@ def test_bootstrap_interval_of_a_mean() -> None:
     )
     with pytest.raises(ValueError):
         bootstrap_mean([], n_resamples=10, seed=0, confidence=0.95)
+
+
+def test_kinds_the_taxonomy_does_not_rank_keep_the_runs_order_in_every_process(tmp_path: Path) -> None:
+    """The houses' Open EQA kinds are not in the paper's Table 5, so they tie in the taxonomy's
+    order; they used to follow a set's order, which string hashing changes from one process to
+    the next, so two summaries of one run differed (and the chart with them)."""
+    import os
+    import subprocess
+    import sys
+
+    kinds = ["Object Location", "Existence", "Counting in a Room", "Object Attribute", "Object Relation"]
+    qs = [
+        q.model_copy(
+            update={"family": "Open EQA", "subcategory": kinds[i % len(kinds)], "benchmark": "house"}
+        )
+        for i, q in enumerate(make_questions(10))
+    ]
+    # Two Table 5 kinds, listed after the others in the run; the house benchmark's taxonomy
+    # (Table 5's order) puts them first.
+    ranked = make_questions(2)
+    qs += [q.model_copy(update={"id": f"r{i}", "benchmark": "house"}) for i, q in enumerate(ranked)]
+    run = write_run(tmp_path / "run", "reference", ["eviseek-nav"], qs, lambda a, i: (True, 1.0, None))
+    code = (
+        "import sys; from eviseek.eval.results_file import summarize_run; "
+        "r = summarize_run(sys.argv[1], name='h', slice_level='subcategory', c_metric='support', "
+        "n_resamples=200); print('|'.join(s.name for s in r.agents[0].slices))"
+    )
+    orders = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(run)], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert proc.returncode == 0, proc.stderr
+        orders.add(proc.stdout.strip())
+    # One order in every process: the Table 5 kinds first, then the others as the run holds them.
+    assert len(orders) == 1, orders
+    (order,) = orders
+    assert order.split("|")[-len(kinds) :] == kinds
+    assert set(order.split("|")[: -len(kinds)]) == {q.subcategory for q in ranked}

@@ -226,7 +226,11 @@ def summarize_systems(
         order: dict[str, None] = {}
         taxonomy = system.taxonomy
         pairs = [(q.family, q.subcategory) for q in system.questions]
-        keys = sorted(set(pairs), key=lambda fs: taxonomy.rank(*fs)) if taxonomy is not None else pairs
+        # Kinds the taxonomy does not rank (the houses' Open EQA kinds) tie; a stable sort of the
+        # kinds in the order the run first holds them keeps them in that order, where a set's
+        # order changed from one process to the next (string hashing) and with it the file.
+        unique = list(dict.fromkeys(pairs))
+        keys = sorted(unique, key=lambda fs: taxonomy.rank(*fs)) if taxonomy is not None else unique
         for family, sub in keys:
             order.setdefault(family if slice_level == "family" else sub, None)
         slices = []
