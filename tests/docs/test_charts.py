@@ -18,7 +18,14 @@ from types import ModuleType
 
 import pytest
 
-from eviseek.eval.results_file import file_sha256, read_results_file
+from eviseek.eval.results_file import (
+    AgentResult,
+    Estimate,
+    ResultsFile,
+    SliceResult,
+    file_sha256,
+    read_results_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
@@ -297,3 +304,80 @@ def test_the_tabletop_numbers_the_pages_quote_are_the_results_files() -> None:
         assert row[2:7] == [f"{s.accuracy.value:.1f}" for s in slices], name
     support = {_agent_of(row[0]): (row[1], row[2]) for row in _table_rows(page, "agent | accuracy | C")}
     assert support == quoted
+
+
+def _table(text: str, first_header: str) -> tuple[list[str], list[list[str]]]:
+    """The header cells and body rows of the first table whose header starts with ``first_header``."""
+    line = next(x for x in text.splitlines() if x.startswith(f"| {first_header}"))
+    return [c.strip() for c in line.strip().strip("|").split("|")], _table_rows(text, first_header)
+
+
+def house_quote_problems(res: ResultsFile, readme: str, results_page: str) -> list[str]:
+    """Where the README's house table or the results page's house table quotes another exact
+    accuracy or C than the results file (a dash where the file has no C)."""
+
+    def shown(est: Estimate | None) -> str:
+        return "—" if est is None else f"{est.value:.1f}"
+
+    problems = []
+    for page, first, key in (
+        ("README.md", "agent (reference policy, `house:test`", lambda row: _agent_of(row[0])),
+        ("docs/results.md", "Method | C | C*", lambda row: row[0]),
+    ):
+        header, rows = _table(readme if page == "README.md" else results_page, first)
+        exact, c = header.index("exact %"), header.index("C")
+        quoted = {key(row): (row[exact], row[c]) for row in rows}
+        for agent in res.agents:
+            name = agent.agent if page == "README.md" else agent.label
+            want = (shown(agent.overall.accuracy), shown(agent.overall.C))
+            if quoted.pop(name, None) != want:
+                problems.append(f"{page}: {name} should read exact {want[0]}, C {want[1]}")
+        problems += [f"{page}: {name} is not in the results file" for name in quoted]
+    return problems
+
+
+def test_the_house_numbers_the_pages_quote_are_the_results_file() -> None:
+    """Once docs/results/house-test.json is committed, the README's and the results page's house
+    tables must quote its exact accuracy and C (rewrite them from the file after a rerun)."""
+    path = RESULTS / "house-test.json"
+    if not path.exists():
+        pytest.skip("no house:test results file yet (scripts/results_file.py --preset house:test)")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    assert house_quote_problems(read_results_file(path), readme, page) == []
+
+
+def test_the_house_quote_check_reads_both_tables() -> None:
+    """The check above, on a results file holding the numbers both pages quote today: it agrees,
+    and it names a number that differs and an agent the file lacks."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    header, rows = _table(readme, "agent (reference policy, `house:test`")
+    exact, c = header.index("exact %"), header.index("C")
+    labels = {row[0]: row for row in _table(page, "Method | C | C*")[1]}
+
+    def est(cell: str) -> Estimate | None:
+        return None if cell == "—" else Estimate(value=float(cell), low=0.0, high=100.0)
+
+    agents = []
+    for row, label in zip(rows, labels, strict=True):  # both tables list the agents in one order
+        overall = SliceResult(name="Overall", n=200, correct=0, accuracy=est(row[exact]), C=est(row[c]))
+        agents.append(AgentResult(agent=_agent_of(row[0]), label=label, slices=[], overall=overall))
+    res = read_results_file(RESULTS / "tabletop-paper.json").model_copy(
+        update={"name": "house:test", "c_metric": "express", "slice_level": "subcategory", "agents": agents}
+    )
+    assert house_quote_problems(res, readme, page) == []
+    first = agents[1]
+    moved = first.overall.model_copy(update={"accuracy": Estimate(value=99.9, low=0.0, high=100.0)})
+    changed = res.model_copy(
+        update={"agents": [agents[0], first.model_copy(update={"overall": moved}), *agents[2:]]}
+    )
+    assert house_quote_problems(changed, readme, page) == [
+        f"README.md: {first.agent} should read exact 99.9, C {first.overall.C.value:.1f}",
+        f"docs/results.md: {first.label} should read exact 99.9, C {first.overall.C.value:.1f}",
+    ]
+    fewer = res.model_copy(update={"agents": agents[1:]})
+    assert house_quote_problems(fewer, readme, page) == [
+        f"README.md: {agents[0].agent} is not in the results file",
+        f"docs/results.md: {agents[0].label} is not in the results file",
+    ]
