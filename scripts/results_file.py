@@ -106,6 +106,10 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(results.model_dump_json(indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out}: {len(results.agents)} agents, {results.n_questions} questions")
+    # What the pages' tables quote (tests/docs/test_charts.py checks the quotes against the file).
+    for agent in results.agents:
+        c = "—" if agent.overall.C is None else f"{agent.overall.C.value:.1f}"
+        print(f"  {agent.agent} ({agent.label}): accuracy {agent.overall.accuracy.value:.1f}, C {c}")
     return 0
 
 
