@@ -324,8 +324,12 @@ def house_quote_problems(res: ResultsFile, readme: str, results_page: str) -> li
         ("README.md", "agent (reference policy, `house:test`", lambda row: _agent_of(row[0])),
         ("docs/results.md", "Method | C | C*", lambda row: row[0]),
     ):
-        header, rows = _table(readme if page == "README.md" else results_page, first)
-        exact, c = header.index("exact %"), header.index("C")
+        try:
+            header, rows = _table(readme if page == "README.md" else results_page, first)
+            exact, c = header.index("exact %"), header.index("C")
+        except (StopIteration, ValueError):
+            problems.append(f"{page}: no house table whose header starts '| {first}' with 'exact %' and 'C'")
+            continue
         quoted = {key(row): (row[exact], row[c]) for row in rows}
         for agent in res.agents:
             name = agent.agent if page == "README.md" else agent.label
@@ -375,6 +379,10 @@ def test_the_house_quote_check_reads_both_tables() -> None:
     assert house_quote_problems(changed, readme, page) == [
         f"README.md: {first.agent} should read exact 99.9, C {first.overall.C.value:.1f}",
         f"docs/results.md: {first.label} should read exact 99.9, C {first.overall.C.value:.1f}",
+    ]
+    assert house_quote_problems(res, "# no table here\n", page) == [
+        "README.md: no house table whose header starts '| agent (reference policy, `house:test`' "
+        "with 'exact %' and 'C'"
     ]
     fewer = res.model_copy(update={"agents": agents[1:]})
     assert house_quote_problems(fewer, readme, page) == [
