@@ -1,7 +1,7 @@
 """Does a navigation agent walk to its evidence? Issue 38's numbers on a house run.
 
     python scripts/house_nav_check.py RUN_DIR [--agent eviseek-nav] [--baseline blind]
-        [--kinds attribute,location,existence,counting,relation]
+        [--kinds object,existence,attribute,location,state,knowledge,counting]
 
 Over the run's questions of the given kinds (the object kinds by default) it prints, for the
 agent:
@@ -35,7 +35,7 @@ from eviseek.eval.stats import paired_test
 from eviseek.types import Question, Trajectory
 from eviseek.types.plans import EviSeekPlan
 
-OBJECT_KINDS = ("attribute", "location", "existence", "counting", "relation")
+OBJECT_KINDS = ("object", "existence", "attribute", "location", "state", "knowledge", "counting")
 
 
 def entered_target(traj: Trajectory, q: Question) -> bool:

@@ -16,15 +16,25 @@ import pytest
 
 from eviseek.answers import score_answer
 from eviseek.envs.house import HouseEnv, HouseSpec, build_question
-from eviseek.envs.house.questions import LTN_LENGTH_WEIGHTS, sequence_chance
+from eviseek.envs.house.questions import EXPRESS_KINDS, LTN_LENGTH_WEIGHTS, sequence_chance
 from eviseek.models.reference.house import read_ask, solve_house
+from eviseek.models.reference.house_express import SURFACES
 from eviseek.models.reference.vision import COLOR_NAMES, _classify
 from eviseek.types import Pose, Question
 
-OPEN_KINDS = ("attribute", "location", "existence", "counting", "relation")
-ALL_KINDS = (*OPEN_KINDS, "traversable_passage", "regional_boundary", "long_term_navigation")
+ALL_KINDS = (*EXPRESS_KINDS, "traversable_passage", "regional_boundary", "long_term_navigation")
 N = 8
-CHANCE = {"attribute": 1 / 9, "location": 1 / 6, "existence": 1 / 2, "counting": 1 / 4, "relation": 1 / 8}
+CHANCE = {
+    "object": 1 / 8,
+    "existence": 1 / 2,
+    # Half the questions ask one of 9 colours, half "big or small", each answer as often as the next.
+    "attribute": (1 / 9 + 1 / 2) / 2,
+    # The room a question names holds two kinds of surface, each the answer as often as the other.
+    "location": 1 / 2,
+    "state": 1 / 2,
+    "knowledge": 1 / 8,
+    "counting": 1 / 4,
+}
 CHANCE.update({"traversable_passage": 1 / 4, "regional_boundary": 1 / 3})
 CHANCE["long_term_navigation"] = sequence_chance(6)  # 1/17: see LTN_LENGTH_WEIGHTS
 N_LTN = 34
@@ -124,7 +134,7 @@ def test_colour_words_match_the_pixels() -> None:
     env = HouseEnv(width=320, height=240)
     checked = 0
     try:
-        for i in range(9):
+        for i in range(0, 18, 2):  # even indices ask a colour (odd ones a size)
             q = build_question("attribute", 5200, i)
             spec = HouseSpec.from_question(q.scene)
             obj = next(it for it in spec.items if it.kind == "object" and it.color == q.ground_truth)
@@ -163,6 +173,18 @@ def test_stated_chance_is_the_answer_distributions() -> None:
             continue
         if kind == "traversable_passage":
             answers = Counter((q.contract.options or []).index(str(q.ground_truth)) for q in qs)
+        elif kind == "location":
+            # Given the room, one of its two surfaces (in name order): what the text leaves open.
+            answers = Counter(
+                sorted(t for t in SURFACES[q.metadata["target"]["room"]]).index(str(q.ground_truth))
+                for q in qs
+            )
+        elif kind == "attribute":
+            # Per aspect asked: the best fixed guess for each, weighted as often as each is asked.
+            colours = Counter(str(q.ground_truth) for q in qs[0::2]).most_common(1)[0][1] / len(qs[0::2])
+            sizes = Counter(str(q.ground_truth) for q in qs[1::2]).most_common(1)[0][1] / len(qs[1::2])
+            assert (colours + sizes) / 2 <= CHANCE[kind] + 1 / len(qs) + 1e-9, (kind, colours, sizes)
+            continue
         else:
             answers = Counter(str(q.ground_truth) for q in qs)
         top = answers.most_common(1)[0][1] / len(qs)

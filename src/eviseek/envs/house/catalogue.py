@@ -114,7 +114,29 @@ SMALL_OBJECTS: dict[str, SmallObject] = {
         SmallObject("laptop", (0.34, 0.24, 0.03), "box", "laptops"),
     )
 }
-"""Small objects placed on surfaces; the answers of attribute, count and relation questions."""
+"""Small objects placed on surfaces; the answers of object, attribute and counting questions."""
+
+USES: dict[str, str] = {
+    "cup": "drinking",
+    "vase": "flowers",
+    "book": "reading",
+    "ball": "playing",
+    "box": "storage",
+    "bottle": "pouring",
+    "lamp": "light",
+    "laptop": "computing",
+}
+"""What each small object is for, in one word (ours): the canonical answers of knowledge
+questions ("What is the red thing on the desk used for?"). One distinct word each, so a free-text
+reply names one of them."""
+
+SIZE_SCALES: dict[str, float] = {"small": 0.65, "big": 1.5}
+"""Scale of an object an attribute question asks the size of, against its category's usual size
+(ours: outside the 0.85-1.15 every other object is drawn at, so "big for a cup" is visible)."""
+
+STATES: dict[str, tuple[str, ...]] = {"tv stand": ("on", "off")}
+"""Furniture whose visible state a state question asks, and the states the renderer draws (ours:
+the television above a tv stand shows a lit picture when on and a dark screen when off)."""
 
 WALL_HEIGHT = 2.5
 WALL_THICKNESS = 0.05

@@ -232,13 +232,17 @@ def place_object(
     color: str,
     surface: ItemSpec,
     counters: dict[str, int] | None = None,
+    *,
+    scale: float | None = None,
 ) -> ItemSpec | None:
     """A new small object on ``surface`` clear of what already stands there (``None`` if no room).
 
-    The caller appends it to ``spec.items``.
+    ``scale``: its size against the category's (default: drawn from 0.85-1.15). The caller
+    appends it to ``spec.items``.
     """
     obj = SMALL_OBJECTS[category]
     k = float(rng.uniform(0.85, 1.15))  # size varied, the look kept (ours)
+    k = k if scale is None else scale
     sx, sy, sz = (_r(v * k) for v in obj.size)
     fx0, fy0, fx1, fy1 = surface.footprint
     if fx1 - fx0 < sx + 0.1 or fy1 - fy0 < sy + 0.1:

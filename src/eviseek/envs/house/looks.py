@@ -27,10 +27,16 @@ WOOD: RGB = (0.60, 0.48, 0.36)
 """Bed frames, table legs, shelves: one pale wood tone (never read as the colour word brown)."""
 LINEN: RGB = (0.93, 0.92, 0.88)
 PORCELAIN: RGB = (0.95, 0.95, 0.96)
-METAL: RGB = (0.62, 0.63, 0.66)
+METAL: RGB = (0.66, 0.64, 0.60)
+"""A warm steel (version 4; it was (0.62, 0.63, 0.66), whose shaded faces rendered as the office
+floor does, so a lamp's stem read as floor and put the lamp in an office)."""
 SCREEN: RGB = (0.10, 0.13, 0.20)
+PICTURE: RGB = (0.45, 0.75, 1.0)
+"""A switched-on television's screen: a bright sky blue no colour word, wall or floor renders as."""
 WATER: RGB = (0.55, 0.75, 0.90)
-WORKTOP: RGB = (0.80, 0.80, 0.78)
+WORKTOP: RGB = (0.52, 0.50, 0.47)
+"""A dark stone (version 4; it was (0.80, 0.80, 0.78), which rendered as the kitchen floor does, so
+a counter's top passed for floor and hid where the counter ends)."""
 CEILING: RGB = (0.96, 0.95, 0.92)
 SKIRTING: RGB = (0.30, 0.24, 0.18)
 SKIRTING_HEIGHT = 0.08
@@ -256,9 +262,13 @@ def facing(item: ItemSpec, room: Rect) -> str:
 
 
 def parts_of(item: ItemSpec) -> list[Part]:
-    """The parts an item is drawn with (a plain box for a category without a look)."""
+    """The parts an item is drawn with (a plain box for a category without a look), in its
+    visible state (a television that is on shows :data:`PICTURE` where its dark screen was)."""
     looks = FURNITURE_LOOKS if item.kind == "furniture" else OBJECT_LOOKS
-    return looks.get(item.category, [_b((-0.5, 0.5), (0.0, 1.0), (0.0, 1.0))])
+    parts = looks.get(item.category, [_b((-0.5, 0.5), (0.0, 1.0), (0.0, 1.0))])
+    if item.category == "tv stand" and item.state == "on":
+        parts = [Part(p.shape, p.u, p.v, p.z, PICTURE, p.axis) if p.colour == SCREEN else p for p in parts]
+    return parts
 
 
 def place(

@@ -78,6 +78,9 @@ class ItemSpec(BaseModel):
     room: str
     on: str | None = None
     """The furniture an object stands on (``None``: on the floor)."""
+    state: str | None = None
+    """A visible state the renderer draws (``on``/``off`` for a television:
+    :data:`~eviseek.envs.house.catalogue.STATES`); ``None``: the category's usual look."""
 
     @property
     def footprint(self) -> Rect:

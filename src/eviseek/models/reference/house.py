@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from eviseek.models.reference import house_objects
+from eviseek.models.reference import house_express, house_objects
 from eviseek.models.reference.verdict import Verdict
 from eviseek.models.reference.vision import View
 
@@ -113,6 +113,10 @@ class Seen:
     """The room whose floor shows just below it (the floor in front of what it stands on)."""
     near: bool = True
     """Whether it was big enough in the picture to read with confidence (else: walk closer)."""
+    scale: float = 0.0
+    """Log of its size against its category's usual size (:func:`house_express.size_scale`)."""
+    surface: float | None = None
+    """Estimated height (metres) of what it stands on (:func:`house_express.surface_height`)."""
 
 
 @dataclass
@@ -249,9 +253,12 @@ def read_view(view: View) -> HouseView:
                     break
             x = b.centroid[0] / w
             near = b.area >= house_objects.NEAR_AREA
-            cat, fit = house_objects.recognise(view, b, label >= 0)
+            feats = house_objects.features(view, b, label >= 0)
+            cat, fit = house_objects.recognise_x(feats)
             if cat is not None:
-                objects.append(Seen(colour, cat, fit, b.area, x, on or room, near))
+                scale = house_express.size_scale(feats, cat)
+                top = house_express.surface_height(view, b, label >= 0, cat)
+                objects.append(Seen(colour, cat, fit, b.area, x, on or room, near, scale, top))
             elif not near:
                 unread.append(Seen(colour, "", fit, b.area, x, on or room, False))
     out = HouseView(
@@ -282,6 +289,8 @@ class HouseAsk:
     furniture: str | None = None
     options: list[str] = field(default_factory=list)
     text: str = ""
+    aspect: str = "colour"
+    """What an ``attribute`` question asks: ``colour`` or ``size``."""
 
     @property
     def target_room(self) -> str | None:
@@ -291,12 +300,18 @@ class HouseAsk:
         return self.room
 
 
+OBJECT_KINDS = ("object", "existence", "attribute", "location", "state", "knowledge", "counting")
+"""The kinds answered from what stands inside one named room (EXPRESS-Bench's seven)."""
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("attribute", re.compile(r"What colour is the ([a-z ]+?) in the ([a-z ]+)\?")),
-    ("location", re.compile(r"In which room is the ([a-z]+) ([a-z ]+?)\?")),
+    ("size", re.compile(r"Is the ([a-z ]+?) in the ([a-z ]+?) big or small for an? [a-z ]+\?")),
+    ("location", re.compile(r"Where in the ([a-z ]+?) is the ([a-z]+) ([a-z ]+?)\?")),
     ("existence", re.compile(r"Is there an? ([a-z ]+?) in the ([a-z ]+)\?")),
     ("counting", re.compile(r"How many ([a-z ]+?) are there in the ([a-z ]+)\?")),
-    ("relation", re.compile(r"What is standing on the ([a-z ]+?) in the ([a-z ]+)\?")),
+    ("object", re.compile(r"What is standing on the ([a-z ]+?) in the ([a-z ]+)\?")),
+    ("state", re.compile(r"Is the TV in the ([a-z ]+?) on or off\?")),
+    ("knowledge", re.compile(r"What is the ([a-z]+) thing on the ([a-z ]+?) in the ([a-z ]+?) used for\?")),
     (
         "traversable_passage",
         re.compile(r"Which of these rooms can you walk into directly from the ([a-z ]+), through a doorway"),
@@ -316,17 +331,22 @@ def read_ask(question: str, options: list[str] | None = None) -> HouseAsk | None
         if m is None:
             continue
         g = m.groups()
-        ask = HouseAsk(kind=kind, options=list(options or []), text=question)
-        if kind == "attribute":
+        ask = HouseAsk(
+            kind="attribute" if kind == "size" else kind, options=list(options or []), text=question
+        )
+        ask.aspect = "size" if kind == "size" else "colour"
+        if kind in ("attribute", "size", "existence"):
             ask.category, ask.room = g
         elif kind == "location":
-            ask.colour, ask.category = g
-        elif kind == "existence":
-            ask.category, ask.room = g
+            ask.room, ask.colour, ask.category = g
         elif kind == "counting":
             ask.category, ask.room = PLURALS.get(g[0], g[0]), g[1]
-        elif kind == "relation":
+        elif kind == "object":
             ask.furniture, ask.room = g
+        elif kind == "state":
+            ask.room = g[0]
+        elif kind == "knowledge":
+            ask.colour, ask.furniture, ask.room = g
         elif kind == "traversable_passage":
             ask.room = g[0]
         else:
@@ -367,6 +387,8 @@ def _answers(ask: HouseAsk) -> list[str]:
         return ["0", "1", "2", "3"]
     if ask.kind == "existence":
         return ["yes", "no"]
+    if ask.kind == "location" and ask.room in house_express.SURFACES:
+        return sorted(house_express.SURFACES[str(ask.room)])  # what can stand in that room
     return list(ask.options)
 
 
@@ -375,23 +397,8 @@ def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
     seen = [read_view(v) for v in views]
     inside = [i for i, s in enumerate(seen) if s.room is not None and s.room == ask.room]
     verdict: Verdict | None = None
-    if ask.kind in ("attribute", "counting", "existence", "relation"):
-        verdict = _object_in_room(ask, seen, inside)
-    elif ask.kind == "location":
-        votes: Counter[str] = Counter()
-        where: dict[str, int] = {}
-        close: set[str] = set()
-        for i, s in enumerate(seen):
-            for o in s.objects:
-                if o.colour == ask.colour and o.category == ask.category and o.room is not None:
-                    votes[o.room] += o.area
-                    where.setdefault(o.room, i)
-                    if o.near:
-                        close.add(o.room)
-        if votes:
-            room = votes.most_common(1)[0][0]
-            sure = 0.95 if room in close else FAR_CONFIDENCE
-            verdict = Verdict(room, sure, where[room], f"a {ask.colour} {ask.category} in the {room}")
+    if ask.kind in OBJECT_KINDS:
+        verdict = _object_in_room(ask, seen, inside) if ask.kind not in ("state",) else _tv(ask, views)
     elif ask.kind == "traversable_passage":
         # Two floors that meet in a view meet at a doorway (HouseView.links).
         votes = Counter()
@@ -423,6 +430,18 @@ def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
     if verdict is None:
         return Verdict(_guess(ask, _answers(ask)), 0.0, None, "nothing in view settles it")
     return verdict
+
+
+def _tv(ask: HouseAsk, views: list[View]) -> Verdict | None:
+    """The TV's state from the views that show its screen (the largest screen seen wins)."""
+    best: tuple[int, str, int] | None = None
+    for i, v in enumerate(views):
+        state, n = house_express.tv_state(v)
+        if state is not None and (best is None or n > best[0]):
+            best = (n, state, i)
+    if best is None:
+        return None
+    return Verdict(best[1], 0.95, best[2], f"the TV's screen is {'lit' if best[1] == 'on' else 'dark'}")
 
 
 def doorways(seen: list[HouseView]) -> dict[frozenset[str], tuple[int, int]]:
@@ -483,7 +502,9 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
     counts for the room it stands in."""
     found = [(i, o) for i, s in enumerate(seen) for o in s.objects if o.room == ask.room]
     looked = len(inside) + len({i for i, _ in found})
-    if ask.kind == "relation":
+    if ask.kind in ("location", "knowledge") or ask.aspect == "size":
+        return house_express.solve(ask, found)
+    if ask.kind == "object":
         votes: Counter[str] = Counter()
         best: dict[str, int] = {}
         for i, o in found:
@@ -655,14 +676,8 @@ def goal_x(ask: HouseAsk, view: View, known: HouseMap | None = None) -> tuple[fl
     s = read_view(view)
     known = known if known is not None else HouseMap()
     target = ask.target_room
-    if ask.kind == "location":
-        # Walk up to anything of the named colour that is too far away to read.
-        far = [o for o in [*s.objects, *s.unread] if o.colour == ask.colour and not o.near]
-        if far:
-            o = max(far, key=lambda o: o.area)
-            return o.x, f"walk up to the {o.colour} thing to read it"
     if target is not None and s.room == target:
-        if ask.kind in ("attribute", "counting", "existence", "relation"):
+        if ask.kind in OBJECT_KINDS:
             # Read small things from close by: first far ones of the named kind, then unread blobs.
             far = [o for o in s.objects if ask.category in (None, o.category) and not o.near]
             far = [o for o in far or s.unread if o.room == target]

@@ -123,13 +123,19 @@ def goal_texts(task: Task) -> list[str]:
 def house_demand(ask: HouseAsk) -> str:
     """What a house question needs seen, without presuming the answer."""
     if ask.kind == "attribute":
-        return f"The {ask.category} in the {ask.room}, near enough to tell its colour"
+        return f"The {ask.category} in the {ask.room}, near enough to tell its {ask.aspect}"
     if ask.kind == "location":
-        return f"The {ask.colour} {ask.category}, with the floor of the room it stands in"
+        return f"The {ask.colour} {ask.category} in the {ask.room}, with what it stands on down to the floor"
     if ask.kind in ("existence", "counting"):
         return f"Every surface of the {ask.room} where a {ask.category} could stand, seen once"
-    if ask.kind == "relation":
+    if ask.kind == "object":
         return f"The top of the {ask.furniture} in the {ask.room}, and what stands on it"
+    if ask.kind == "state":
+        return f"The TV's screen in the {ask.room}, lit or dark"
+    if ask.kind == "knowledge":
+        return (
+            f"The {ask.colour} thing on the {ask.furniture} in the {ask.room}, near enough to tell what it is"
+        )
     if ask.kind == "traversable_passage":
         return f"The doorways of the {ask.room} and the rooms that show through them"
     if ask.kind == "regional_boundary":
