@@ -36,7 +36,7 @@ def test_generate_a_sample_of_a_split(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["house", "generate", "--split", "dev", "--first", "1", "--out", str(out)])
     assert res.exit_code == 0, res.output
     qs = read_questions(out / "questions.jsonl")
-    assert len(qs) == 8 and all(q.id.endswith("-s3000-0000") for q in qs)
+    assert len(qs) == 10 and all(q.id.endswith("-s3000-0000") for q in qs)
 
 
 def test_render_of_a_missing_file_says_how_to_make_a_house_set(tmp_path: Path) -> None:
@@ -44,3 +44,15 @@ def test_render_of_a_missing_file_says_how_to_make_a_house_set(tmp_path: Path) -
     assert res.exit_code == 1, res.output
     assert "error:" in res.output and "eviseek house generate" in res.output
     assert "tabletop" not in res.output and "Traceback" not in res.output
+
+
+def test_an_unknown_kind_is_one_line_naming_the_kinds(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        app, ["house", "generate", "--kind", "relation", "--kind", "colour", "--out", str(tmp_path / "x")]
+    )
+    assert res.exit_code == 2, res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: unknown house question kinds")
+    assert (
+        "knowledge" in lines[0] and "'relation' is now 'object'" in lines[0] and "Traceback" not in res.output
+    )

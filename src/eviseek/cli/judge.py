@@ -7,11 +7,15 @@ C/GW/P/N decomposition for episodes whose environment gave no exact support grad
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from eviseek.cli.errors import POSITIVE
 from eviseek.types.rundir import RunDir
+
+if TYPE_CHECKING:
+    from eviseek.eval.express import JudgePrompt
 
 
 def judge(
@@ -47,6 +51,12 @@ def judge(
         "express: EXPRESS-Bench's grounding 0/0.5/1 and answer score 1-5 from the last image "
         "(to express.jsonl; `eviseek score` then shows C, C*, E_path and d_T)",
     ),
+    express_root: Path | None = typer.Option(
+        None,
+        "--express-root",
+        help="With --protocol express: the root of your EXPRESS-Bench checkout; its own judge prompt "
+        "(prompt/evaluation.txt) is used. Without it, eviseek's prompt. Each grade names the prompt.",
+    ),
 ) -> None:
     """Grade each episode's answer-time images 1 / 0.5 / 0 without showing the judge the prediction
     (or, with --protocol express, grade its answer EXPRESS-Bench's way)."""
@@ -61,8 +71,15 @@ def judge(
     chosen = [a.strip() for a in agents.split(",") if a.strip()] if agents else None
     if protocol not in ("support", "express"):
         raise BadSetting(f"unknown --protocol {protocol!r}; use 'support' or 'express'")
+    if express_root is not None and protocol != "express":
+        raise BadSetting("--express-root applies to --protocol express only")
     if protocol == "express":
-        _judge_express(run_dir, model, base_url, api_key_env, timeout, chosen, concurrency, overwrite)
+        from eviseek.eval.express import load_express_prompt
+
+        # Read before any grading: a missing checkout (exit 1) or a prompt file that does not
+        # parse (exit 2) stops the command with one line, and nothing is graded.
+        prompt = load_express_prompt(express_root) if express_root is not None else None
+        _judge_express(run_dir, model, base_url, api_key_env, timeout, chosen, concurrency, overwrite, prompt)
         return
     try:
         settings = judge_model_args(model, _pairs(model_arg, "--model-arg"))
@@ -100,6 +117,7 @@ def _judge_express(
     agents: list[str] | None,
     concurrency: int,
     overwrite: bool,
+    prompt: JudgePrompt | None,
 ) -> None:
     import asyncio
 
@@ -111,7 +129,9 @@ def _judge_express(
     try:
         m = get_model(model, **model_kwargs(model, base_url, api_key_env, timeout))
         grades = asyncio.run(
-            judge_run_express(run_dir, m, agents=agents, concurrency=concurrency, overwrite=overwrite)
+            judge_run_express(
+                run_dir, m, agents=agents, concurrency=concurrency, overwrite=overwrite, prompt=prompt
+            )
         )
     except BadSetting:
         raise  # a bad flag: the boundary exits 2
@@ -123,4 +143,10 @@ def _judge_express(
         f"graded {len(graded)} episode(s) EXPRESS-Bench's way"
         + (f"; {failed} without a usable grade (run again to retry)" if failed else "")
     )
+    used = (
+        f"EXPRESS-Bench's ({prompt.path}, sha256 {prompt.sha256[:12]})"
+        if prompt is not None
+        else "eviseek's (no --express-root)"
+    )
+    typer.echo(f"judge prompt: {used}")
     typer.echo(f"grades:  {RunDir(run_dir).express_file}")

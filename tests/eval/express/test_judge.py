@@ -9,7 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eviseek.eval.express import ExpressJudge, judge_run_express, load_express_grades, parse_express_reply
+from eviseek.eval.express import (
+    ExpressJudge,
+    ExpressPromptInvalid,
+    ExpressPromptMissing,
+    judge_run_express,
+    load_express_grades,
+    load_express_prompt,
+    parse_express_reply,
+)
 from eviseek.eval.express.judge import STAGE, build_express_request
 from eviseek.models import get_model
 from eviseek.testing.openai_server import OpenAITestServer, ServerReply, request_images
@@ -149,3 +157,73 @@ def test_reference_policy_plays_the_judge_without_a_key(tmp_path: Path) -> None:
     assert (good.grounding, good.score) == (1.0, 5)
     assert (bad.grounding, bad.score) == (0.0, 1)
     assert "text rule" in good.reason
+
+
+PROMPT_FILE = (
+    "[system]:\n"
+    "You check a robot's answers against the scene it saw.\n"
+    "[user]:\n"
+    "Give a grounding grade (0, 0.5 or 1) and an accuracy score (1 to 5).\n"
+    "Reply with the two numbers separated by a comma.\n"
+)
+"""A judge prompt file in EXPRESS-Bench's layout (our own words, not its text)."""
+
+
+def _checkout(root: Path, text: str = PROMPT_FILE) -> Path:
+    (root / "prompt").mkdir(parents=True)
+    (root / "prompt" / "evaluation.txt").write_text(text, encoding="utf-8")
+    return root
+
+
+def test_express_benchs_own_prompt_is_sent_as_its_code_lays_it_out(tmp_path: Path) -> None:
+    prompt = load_express_prompt(_checkout(tmp_path / "EXPRESS-Bench"))
+    assert prompt.source == "express-bench" and prompt.label.startswith(
+        "express-bench:prompt/evaluation.txt@"
+    )
+    run = tmp_path / "run"
+    q = _question("q_main")
+    (run / "questions.jsonl").parent.mkdir(parents=True, exist_ok=True)
+    (run / "questions.jsonl").write_text(q.model_dump_json() + "\n")
+    _episode(run, "nav", q, "a red cup", [_image((0, 0, 200)), _image((200, 0, 0))])
+    with OpenAITestServer(["Your mark: 1, 4"]) as srv:
+        model = get_model("openai/judge", base_url=srv.base_url, api_key="sk-test-express", max_pixels=None)
+        grades = asyncio.run(judge_run_express(run, model, prompt=prompt))
+        body = srv.chat_requests[0]
+    assert [(g.grounding, g.score, g.prompt) for g in grades] == [(1.0, 4, prompt.label)]
+    system, user = body["messages"]
+    assert system == {"role": "system", "content": "You check a robot's answers against the scene it saw."}
+    texts = [p["text"] for p in user["content"] if p["type"] == "text"]
+    assert texts == [
+        "Give a grounding grade (0, 0.5 or 1) and an accuracy score (1 to 5).\n"
+        "Reply with the two numbers separated by a comma.\n"
+        f"Question: {q.text}\nAnswer: red\nResponse: a red cup\nYour mark: "
+    ]
+    assert user["content"][-1]["type"] == "image_url"  # the image after the text, as its code sends it
+    assert "response_format" not in body  # a plain "g, s" reply, not JSON
+    assert load_express_grades(run)[("nav", "q_main")].prompt == prompt.label
+
+
+def test_eviseeks_prompt_is_named_when_no_checkout_is_given() -> None:
+    grade = asyncio.run(
+        ExpressJudge(get_model("reference/tabletop")).grade(
+            _question("q"), Trajectory(episode_id="e", question_id="q", agent="a")
+        )
+    )
+    assert grade.prompt == "eviseek"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Grade the answer.\n", "fewer than 4"),
+        ("[system]\nx\n[user]:\ny\n", "not '[system]:'"),
+        ("[system]:\nx\n[assistant]:\ny\n", "not '[user]:'"),
+        ("[system]:\nx\n[user]:\n\n", "user text"),
+    ],
+)
+def test_a_prompt_file_that_does_not_parse_says_why(tmp_path: Path, text: str, problem: str) -> None:
+    with pytest.raises(ExpressPromptInvalid, match="does not read as EXPRESS-Bench's judge prompt") as err:
+        load_express_prompt(_checkout(tmp_path, text))
+    assert problem in str(err.value)
+    with pytest.raises(ExpressPromptMissing, match="not a folder"):
+        load_express_prompt(tmp_path / "nowhere")

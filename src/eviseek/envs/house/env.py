@@ -29,7 +29,7 @@ from eviseek.envs.base import question_from_options
 from eviseek.envs.budget import NAVIGATION_BUDGET
 from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.limits import checked_house
-from eviseek.envs.house.questions import ENV_ID, KINDS, build_question
+from eviseek.envs.house.questions import ENV_ID, KINDS, build_question, unknown_kinds_message
 from eviseek.envs.house.seen import SeenMap
 from eviseek.envs.house.sim import HouseProbe, HouseSim
 from eviseek.envs.house.spec import HouseSpec
@@ -103,7 +103,7 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
         self._setup(width=width, height=height, renderer=renderer, max_steps=max_steps, privileged=privileged)
         unknown = [k for k in kinds or [] if k not in KINDS]
         if unknown:
-            raise EnvError(f"unknown house question kinds {unknown}; kinds: {', '.join(KINDS)}")
+            raise EnvError(unknown_kinds_message(unknown))
         self.kinds = kinds
         self._sim: HouseSim | None = None
         self._probe: HouseProbe | None = None

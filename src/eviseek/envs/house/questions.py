@@ -506,10 +506,22 @@ def _start_pose(rng: np.random.Generator, spec: HouseSpec, grid: OccupancyGrid, 
     return Pose(x=round(x, 3), y=round(y, 3), z=spec.camera_height, yaw=yaw, pitch=0.0)
 
 
+RENAMED: dict[str, str] = {"relation": "object"}
+"""Kinds asked under another name since generator version 4 (EXPRESS-Bench's names)."""
+
+
+def unknown_kinds_message(unknown: list[str]) -> str:
+    """One line naming the unknown kinds, the known ones, and what a renamed kind is now called."""
+    hints = [f"'{k}' is now '{RENAMED[k]}'" for k in unknown if k in RENAMED]
+    return f"unknown house question kinds {unknown}; kinds: {', '.join(KINDS)}" + (
+        f" ({'; '.join(hints)})" if hints else ""
+    )
+
+
 def build_question(slug: str, seed: int, index: int, *, n_rooms: int = 6) -> Question:
     """Question ``index`` of kind ``slug`` for ``seed`` (deterministic)."""
     if slug not in KINDS:
-        raise ValueError(f"unknown house question kind {slug!r}; kinds: {', '.join(KINDS)}")
+        raise ValueError(unknown_kinds_message([slug]))
     family, subcategory, builder = KINDS[slug]
     rng = np.random.default_rng([seed, zlib.crc32(slug.encode()), index])
     for _ in range(MAX_TRIES):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from eviseek.envs.house.questions import GENERATOR_VERSION, KINDS, build_question
+from eviseek.envs.house.questions import GENERATOR_VERSION, KINDS, build_question, unknown_kinds_message
 from eviseek.errors import SettingError
 from eviseek.types import Question
 
@@ -38,7 +38,7 @@ def generate_questions(
     chosen = kinds or list(KINDS)
     unknown = [k for k in chosen if k not in KINDS]
     if unknown:
-        raise SettingError(f"unknown house question kinds {unknown}; kinds: {', '.join(KINDS)}")
+        raise SettingError(unknown_kinds_message(unknown))
     return [build_question(k, seed, i, n_rooms=n_rooms) for k in chosen for i in range(n_per_kind)]
 
 

@@ -9,6 +9,12 @@ from eviseek.eval.express.judge import (
     parse_express_reply,
 )
 from eviseek.eval.express.metrics import EpisodeNav, ExpressRow, episode_nav, express_row, express_rows
+from eviseek.eval.express.prompt import (
+    ExpressPromptInvalid,
+    ExpressPromptMissing,
+    JudgePrompt,
+    load_express_prompt,
+)
 from eviseek.eval.express.table import express_table
 
 __all__ = [
@@ -16,12 +22,16 @@ __all__ = [
     "EpisodeNav",
     "ExpressGrade",
     "ExpressJudge",
+    "ExpressPromptInvalid",
+    "ExpressPromptMissing",
     "ExpressRow",
+    "JudgePrompt",
     "episode_nav",
     "express_row",
     "express_rows",
     "express_table",
     "judge_run_express",
     "load_express_grades",
+    "load_express_prompt",
     "parse_express_reply",
 ]

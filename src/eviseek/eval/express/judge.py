@@ -2,8 +2,10 @@
 
 For each episode the judge sees the question, the reference answer, the agent's answer and the
 last image the agent's camera took, and gives a grounding grade g in {0, 0.5, 1} and an answer
-score s in 1..5 (EXPRESS-Bench's protocol; the prompt is ours). The request goes out with
-``stage="express_judge"``, so the ``reference/`` policy can play the judge without a key. It
+score s in 1..5 (EXPRESS-Bench's protocol). The prompt is EXPRESS-Bench's own when the user's
+checkout is given (:mod:`eviseek.eval.express.prompt`), else ours; each grade names it. The
+request goes out with ``stage="express_judge"``, so the ``reference/`` policy can play the judge
+without a key. It
 shares the appendix-B judge's image fitting and its retry on a cut-off or unreadable reply
 (:mod:`eviseek.eval.judging`). Replies are JSON; EXPRESS-Bench's own plain form
 ``"<g>, <s>"`` is read too.
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from eviseek.eval.express.prompt import JudgePrompt
 from eviseek.eval.judge import MAX_HEIGHT, MAX_WIDTH, fit_image
 from eviseek.eval.judging import (
     FIRST_MAX_TOKENS,
@@ -63,6 +66,9 @@ class ExpressGrade(BaseModel):
     response: str = ""
     """The agent's answer as the judge read it."""
     judge_model: str = ""
+    prompt: str = "eviseek"
+    """The judge prompt used (:attr:`JudgePrompt.label`): EXPRESS-Bench's, with its file's hash,
+    or ``eviseek``."""
     had_image: bool = False
     attempts: int = 0
     outputs: list[str] = Field(default_factory=list)
@@ -94,23 +100,32 @@ def last_image(traj: Trajectory) -> Image | None:
 
 
 def build_express_request(
-    question: Question, response: str, image: Image | None
+    question: Question, response: str, image: Image | None, prompt: JudgePrompt | None = None
 ) -> tuple[list[ChatMessage], GenerateConfig]:
-    """The judge's messages and config (the image fitted as the appendix-B judge fits its own)."""
+    """The judge's messages and config (the image fitted as the appendix-B judge fits its own).
+
+    With EXPRESS-Bench's ``prompt`` the messages are laid out as its code sends them (system
+    text; user text with the episode appended, then the image) and the reply is its plain
+    ``"g, s"``; otherwise eviseek's prompt asks for JSON."""
     reference = reference_answer(question)
-    text = judge_template("express_judge.j2").render(
-        question=question.text,
-        reference=reference,
-        response=response or "(no answer)",
-        image=image_mark(0) if image is not None else None,
-    )
     fitted = [] if image is None else [Image.from_pil(fit_image(image.to_pil(), MAX_WIDTH, MAX_HEIGHT))]
-    messages = prompt_messages(text, fitted)
+    express = prompt is not None and prompt.source == "express-bench"
+    if prompt is not None and express:
+        user = prompt.user_text(question.text, reference, response or "(no answer)")
+        messages = [ChatMessage.system(prompt.system), ChatMessage.user(user, *fitted)]
+    else:
+        text = judge_template("express_judge.j2").render(
+            question=question.text,
+            reference=reference,
+            response=response or "(no answer)",
+            image=image_mark(0) if image is not None else None,
+        )
+        messages = prompt_messages(text, fitted)
     config = GenerateConfig(
         stage=STAGE,
-        json_mode=True,
+        json_mode=not express,
         max_tokens=FIRST_MAX_TOKENS,
-        response_schema=ExpressReply.model_json_schema(),
+        response_schema=None if express else ExpressReply.model_json_schema(),
         metadata={"question": question.text, "reference_answer": reference, "response": response},
     )
     return messages, config
@@ -146,12 +161,20 @@ class ExpressJudge:
     """Grades episodes EXPRESS-Bench's way with any eviseek :class:`Model`."""
 
     def __init__(
-        self, model: Model, *, max_tokens: int = FIRST_MAX_TOKENS, retry_max_tokens: int = RETRY_MAX_TOKENS
+        self,
+        model: Model,
+        *,
+        max_tokens: int = FIRST_MAX_TOKENS,
+        retry_max_tokens: int = RETRY_MAX_TOKENS,
+        prompt: JudgePrompt | None = None,
     ) -> None:
+        """``prompt``: EXPRESS-Bench's (:func:`~eviseek.eval.express.prompt.load_express_prompt`);
+        ``None``: eviseek's."""
         if max_tokens < 1 or retry_max_tokens < 1:
             raise ValueError("max_tokens and retry_max_tokens must be positive")
         self.model = model
         self.budgets = [max_tokens, retry_max_tokens]
+        self.prompt = prompt or JudgePrompt()
 
     async def grade(
         self, question: Question, traj: Trajectory, *, base_dir: str | Path | None = None
@@ -166,9 +189,10 @@ class ExpressJudge:
             question_id=question.id,
             response=response,
             judge_model=self.model.name,
+            prompt=self.prompt.label,
             had_image=image is not None,
         )
-        messages, config = build_express_request(question, response, image)
+        messages, config = build_express_request(question, response, image, self.prompt)
         asked = await ask_judge(self.model, messages, config, self.budgets, parse_express_reply)
         record_asking(grade, asked)
         if asked.value is None:
@@ -192,13 +216,15 @@ async def judge_run_express(
     concurrency: int = 4,
     overwrite: bool = False,
     judge: ExpressJudge | None = None,
+    prompt: JudgePrompt | None = None,
 ) -> list[ExpressGrade]:
     """Grade every saved episode of a run (or of ``agents``) and append to ``express.jsonl``.
 
     Episodes that already have a grade are skipped unless ``overwrite``; those whose earlier
-    attempt gave none are tried again.
+    attempt gave none are tried again. ``prompt``: EXPRESS-Bench's judge prompt (``None``:
+    eviseek's).
     """
-    grader = judge or ExpressJudge(model)
+    grader = judge or ExpressJudge(model, prompt=prompt)
 
     async def grade_one(question: Question, traj: Trajectory, ep: Path) -> ExpressGrade:
         return await grader.grade(question, traj, base_dir=ep)

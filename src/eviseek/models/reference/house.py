@@ -398,10 +398,10 @@ def solve_house(ask: HouseAsk, views: list[View]) -> Verdict:
     inside = [i for i, s in enumerate(seen) if s.room is not None and s.room == ask.room]
     verdict: Verdict | None = None
     if ask.kind in OBJECT_KINDS:
-        verdict = _object_in_room(ask, seen, inside) if ask.kind not in ("state",) else _tv(ask, views)
+        verdict = _tv(ask, views) if ask.kind == "state" else _object_in_room(ask, seen, inside)
     elif ask.kind == "traversable_passage":
         # Two floors that meet in a view meet at a doorway (HouseView.links).
-        votes = Counter()
+        votes: Counter[str] = Counter()
         first: dict[str, int] = {}
         for i, s in enumerate(seen):
             for pair, n in s.links.items():

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -134,7 +135,7 @@ def surface_height(view: View, blob: Blob, floor: np.ndarray, category: str = ""
     cx = blob.left + blob.width // 2
     half = max(1, blob.width // 6)
     base = blob.bottom + round(UNCOLOURED_BELOW.get(category, 0.0) * blob.height)
-    rows = floor[base:, max(0, cx - half) : cx + half + 1].any(axis=1)
+    rows: np.ndarray = np.asarray(floor[base:, max(0, cx - half) : cx + half + 1].any(axis=1))
     k = 0
     while k < rows.size and rows[k]:  # a floor-coloured top
         k += 1
@@ -202,7 +203,7 @@ def tv_state(view: View) -> tuple[str | None, int]:
     return ("off", best) if best else (None, 0)
 
 
-def solve(ask: Ask, found: list[tuple[int, Seen]]) -> Verdict | None:
+def solve(ask: Ask, found: Sequence[tuple[int, Seen]]) -> Verdict | None:
     """A size ``attribute``, ``location`` or ``knowledge`` answer from the small objects ``found``
     in the question's room (view index, object), or ``None`` when none of them is the one asked."""
     if ask.kind == "knowledge":
