@@ -41,6 +41,21 @@ def _pairs(items: list[str], flag: str) -> dict[str, Any]:
     return out
 
 
+def parse_image_size(text: str) -> tuple[int, int]:
+    """``"512x512"`` as ``(512, 512)``; a bad form or size is a bad flag (exit 2)."""
+    from eviseek.eval.config import MAX_IMAGE_SIDE, MIN_IMAGE_SIDE
+
+    w, sep, h = text.lower().strip().partition("x")
+    if not (sep and w.strip().isdigit() and h.strip().isdigit()):
+        raise typer.BadParameter(f"--image-size expects WIDTHxHEIGHT, e.g. 512x512; got {text!r}")
+    size = (int(w), int(h))
+    if not all(MIN_IMAGE_SIDE <= v <= MAX_IMAGE_SIDE for v in size):
+        raise typer.BadParameter(
+            f"--image-size {text}: each side must be {MIN_IMAGE_SIDE}-{MAX_IMAGE_SIDE} pixels"
+        )
+    return size
+
+
 def _plugins(items: list[str]) -> list[str]:
     # Files are made absolute so workers started elsewhere (Ray, env workers) find them.
     return [os.path.abspath(p) if p.endswith(".py") else p for p in items]
@@ -65,6 +80,12 @@ def eval_command(
     ),
     seed: int | None = typer.Option(
         None, "--seed", help=f"Seed of each episode's environment (default {_DEFAULT['seed']})"
+    ),
+    image_size: str | None = typer.Option(
+        None,
+        "--image-size",
+        help="Frame size WIDTHxHEIGHT every environment renders at, e.g. 512x512 (EXPRESS-Bench's); "
+        "default: each environment's own. Refused for environments that render at one size only",
     ),
     concurrency: int | None = typer.Option(
         None, "--concurrency", "-c", min=1, help=f"Episodes at once (default {_DEFAULT['concurrency']})"
@@ -149,6 +170,8 @@ def eval_command(
             _pairs(ray_resource, "--ray-resource"), "--ray-resource"
         )
     given = {k: v for k, v in execution.items() if v is not None}
+    if image_size is not None:
+        given["image_size"] = parse_image_size(image_size)
     if agents is None and model is None and dataset is None:
         if not RunDir(out).exists():
             raise typer.BadParameter("give --agents, --model and --dataset (or --out an existing run)")

@@ -90,6 +90,22 @@ def env_resources(env_id: str) -> dict[str, float]:
     return dict(_registration(env_id).resources)
 
 
+def resizable(env_id: str) -> bool:
+    """Whether environment ``env_id`` can render at another size: its constructor takes
+    ``width`` and ``height`` (the tabletop, the house, EXPRESS-Bench's Habitat bridge)."""
+    import inspect
+
+    entry = _registration(env_id).entry_point
+    if isinstance(entry, str):
+        module_name, _, attr = entry.partition(":")
+        entry = getattr(importlib.import_module(module_name), attr)
+    try:
+        params = inspect.signature(entry).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return "width" in params and "height" in params
+
+
 def make(env_id: str, **kwargs: Any) -> Env:
     """Build a registered environment; keyword arguments override the registered defaults."""
     reg = _registration(env_id)

@@ -1,7 +1,8 @@
 """Entry point of an environment worker process (``python -m eviseek.eval._envworker SETUP``).
 
-``SETUP`` is JSON with the inherited socket's file descriptor, the plugins to import and the
-parent's ``sys.path`` (so environments importable in the parent are importable here).
+``SETUP`` is JSON with the inherited socket's file descriptor, the plugins to import, the
+parent's ``sys.path`` (so environments importable in the parent are importable here) and the
+keyword arguments every environment is built with (the run's image size).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def main() -> None:
 
     from eviseek.eval.envprocess import worker_main
 
-    worker_main(Connection(int(setup["fd"])), list(setup["plugins"]))
+    worker_main(Connection(int(setup["fd"])), list(setup["plugins"]), dict(setup.get("env_kwargs") or {}))
     # Its environments are closed and the parent has its last reply: skip the interpreter's
     # teardown (seconds on a busy machine with numpy and a simulator loaded), which the parent
     # waits for when a run ends.

@@ -30,6 +30,11 @@ PAPER_SEED = 20261012
 _SECRET_WORDS = ("key", "token", "secret", "password")
 
 
+MIN_IMAGE_SIDE = 16
+MAX_IMAGE_SIDE = 2048
+"""Bounds on ``--image-size`` (ours: a renderer's cost grows with the pixels)."""
+
+
 class RunConfig(BaseModel):
     """Everything that defines an evaluation run."""
 
@@ -48,6 +53,9 @@ class RunConfig(BaseModel):
     budget: int = DEFAULT_BUDGET
     """Primitive environment steps allowed per episode (a new run takes its benchmark's)."""
     seed: int = 0
+    image_size: tuple[int, int] | None = None
+    """Frame width and height every environment renders at (``None``: each env's own default);
+    only environments that can render at another size accept it (:func:`~eviseek.envs.registry.resizable`)."""
     questions_sha256: str | None = None
     """Hash of ``questions.jsonl``; a dataset whose contents changed cannot resume a run."""
     benchmark: str | None = None
@@ -87,6 +95,16 @@ class RunConfig(BaseModel):
     cost; loopback and fast links) or ``jpeg`` (lossy, smallest; slow links)."""
     eviseek_version: str = ""
     created_at: float = Field(default_factory=time.time)
+
+    @field_validator("image_size")
+    @classmethod
+    def _image_size_ok(cls, value: tuple[int, int] | None) -> tuple[int, int] | None:
+        if value is not None and not all(MIN_IMAGE_SIDE <= v <= MAX_IMAGE_SIDE for v in value):
+            raise ValueError(
+                f"--image-size {value[0]}x{value[1]}: each side must be "
+                f"{MIN_IMAGE_SIDE}-{MAX_IMAGE_SIDE} pixels"
+            )
+        return value
 
     @field_validator("agents")
     @classmethod
@@ -185,6 +203,7 @@ RESULT_SETTINGS: tuple[str, ...] = (
     "limit",
     "budget",
     "seed",
+    "image_size",
     "questions_sha256",
 )
 """Settings that change what an episode produces; they must match to resume a run."""

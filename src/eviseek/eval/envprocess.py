@@ -75,8 +75,9 @@ def encode_frames(value: Any) -> Any:
     return value
 
 
-def worker_main(conn: Any, plugins: list[str]) -> None:
-    """Serve environment calls from the parent until told to stop or the connection closes."""
+def worker_main(conn: Any, plugins: list[str], env_kwargs: dict[str, Any] | None = None) -> None:
+    """Serve environment calls from the parent until told to stop or the connection closes;
+    ``env_kwargs`` go to every environment built (``width``/``height`` of ``--image-size``)."""
     from eviseek.envs.registry import make
 
     try:
@@ -110,7 +111,7 @@ def worker_main(conn: Any, plugins: list[str]) -> None:
                 if op == "open_call":
                     # The first call of a lease opens it: one round trip fewer per episode.
                     pool = idle.get(env_id)
-                    envs[handle] = pool.pop() if pool else make(env_id)
+                    envs[handle] = pool.pop() if pool else make(env_id, **(env_kwargs or {}))
                 value = encode_frames(strip_privileged(getattr(envs[handle], name)(*args, **kwargs)))
                 result = (supports_support(envs[handle]), value) if op == "open_call" else value
             elif op == "release":
@@ -172,7 +173,13 @@ class _Worker:
     unguarded ``__main__``), and they can be killed cleanly.
     """
 
-    def __init__(self, index: int, plugins: list[str], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        index: int,
+        plugins: list[str],
+        loop: asyncio.AbstractEventLoop,
+        env_kwargs: dict[str, Any] | None = None,
+    ) -> None:
         import json
         import subprocess
         import sys
@@ -181,7 +188,9 @@ class _Worker:
         self.index = index
         self.loop = loop
         parent, child = socket.socketpair()
-        setup = json.dumps({"fd": child.fileno(), "plugins": plugins, "sys_path": sys.path})
+        setup = json.dumps(
+            {"fd": child.fileno(), "plugins": plugins, "sys_path": sys.path, "env_kwargs": env_kwargs or {}}
+        )
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "eviseek.eval._envworker", setup],
@@ -434,8 +443,11 @@ class ProcessEnvProvider:
         *,
         plugins: Sequence[str] = (),
         call_timeout_s: float | None = None,
+        env_kwargs: dict[str, Any] | None = None,
     ) -> None:
+        """``env_kwargs``: keyword arguments every environment is built with (the image size)."""
         self.n_workers = n_workers or default_env_workers()
+        self.env_kwargs = dict(env_kwargs or {})
         if self.n_workers < 1:
             raise ConfigError("an environment pool needs at least one worker process")
         self.plugins = list(plugins)
@@ -451,7 +463,7 @@ class ProcessEnvProvider:
                 if w is not None:
                     self.restarts += 1
                     w.conn.close()
-                self._workers[i] = _Worker(i, self.plugins, loop)
+                self._workers[i] = _Worker(i, self.plugins, loop, self.env_kwargs)
         live = [w for w in self._workers if w is not None]
         return min(live, key=lambda w: w.leases)
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from eviseek.agents.base import Agent
 from eviseek.agents.registry import make_agent
-from eviseek.errors import ConfigError, EviseekError, MissingExtraError, ModelConfigError
+from eviseek.errors import ConfigError, EviseekError, MissingExtraError, ModelConfigError, SettingError
 from eviseek.eval.config import RunConfig
 from eviseek.eval.envpool import EnvProvider, LeasedEnv, ThreadEnvProvider
 from eviseek.eval.envprocess import ProcessEnvProvider, default_env_workers
@@ -193,6 +193,11 @@ def make_env_provider(config: RunConfig) -> EnvProvider:
     """Worker processes sized to the machine, threads when ``env_workers == 0``, or sessions on
     the env server at ``env_url`` (each driven from a thread: the simulator is elsewhere)."""
     if config.env_url:
+        if config.image_size is not None:
+            raise SettingError(
+                "--image-size cannot be used with --env-url: the env server's environments render at "
+                "the size the server was started with"
+            )
         from eviseek.envs.remote import RemoteEnv, token_from_env
         from eviseek.envs.remote.client import EnvServerBusy
 
@@ -208,8 +213,21 @@ def make_env_provider(config: RunConfig) -> EnvProvider:
             busy=(EnvServerBusy,),
             busy_wait_s=timeout,
         )
+    sized = env_size_kwargs(config)
     if config.env_workers == 0:
-        return ThreadEnvProvider()
+        if not sized:
+            return ThreadEnvProvider()
+        from eviseek.envs.registry import make
+
+        return ThreadEnvProvider(lambda env_id: make(env_id, **sized))
     # No more simulator processes than CPUs, nor than episodes that can run at once.
     n = config.env_workers or min(default_env_workers(), config.concurrency)
-    return ProcessEnvProvider(n, plugins=config.plugins, call_timeout_s=config.timeout_s)
+    return ProcessEnvProvider(n, plugins=config.plugins, call_timeout_s=config.timeout_s, env_kwargs=sized)
+
+
+def env_size_kwargs(config: RunConfig) -> dict[str, int]:
+    """``width`` and ``height`` for every environment of the run (empty: their own defaults)."""
+    if config.image_size is None:
+        return {}
+    width, height = config.image_size
+    return {"width": width, "height": height}

@@ -34,7 +34,7 @@ from typing import Any
 
 from eviseek.agents.base import Agent
 from eviseek.agents.registry import register_agent as register_agent  # plugins written for the old home
-from eviseek.errors import ConfigError, EviseekError
+from eviseek.errors import ConfigError, EviseekError, SettingError
 from eviseek.eval.committer import Committer, clear_episode_dirs
 from eviseek.eval.config import RunConfig, check_resumable, load_config, save_config
 from eviseek.eval.datasets import load_dataset, questions_digest, write_questions
@@ -132,6 +132,16 @@ def select_questions(config: RunConfig, questions: Sequence[Question] | None) ->
     from eviseek.agents.registry import check_agent_envs
 
     check_agent_envs(config.agents, {question_env_id(q) for q in qs})
+    if config.image_size is not None:
+        from eviseek.envs.registry import resizable
+
+        fixed = sorted({e for e in map(question_env_id, qs) if e in known and not resizable(e)})
+        if fixed:
+            w, h = config.image_size
+            raise SettingError(
+                f"--image-size {w}x{h}: {', '.join(fixed)} renders at its own size only; leave "
+                "--image-size out for these questions"
+            )
     return qs
 
 
