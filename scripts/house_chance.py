@@ -3,7 +3,8 @@
     python scripts/house_chance.py RUN_DIR [--only-common]
 
 Chance for a question is one over the answers a uniform guess picks from: its options (colour,
-room, object, boundary), 4 for counting (0-3), 2 for yes/no, and for a room sequence every
+size, room, object, use, state, boundary), 4 for counting (0-3), 2 for yes/no, 2 for a version-4
+location question (the named room's two surfaces), and for a room sequence every
 well-formed answer a reader of the text alone could give: the two rooms it names with one or
 more of the other rooms between them, in any order (64 sequences in a 6-room house; the layout,
 and so which of them are doorway routes, is what the question asks about); from generator
@@ -40,6 +41,10 @@ def chance(q: Question) -> float:
     if c.kind == "integer":
         return 1.0 / 4
     if c.kind == "yes_no":
+        return 0.5
+    if q.metadata.get("slug") == "location" and int(q.metadata.get("generator_version", 0)) >= 4:
+        # What an object stands on, in a room the question names that holds two kinds of surface
+        # (its vocabulary lists every surface, but the room's name leaves two).
         return 0.5
     return 1.0 / max(1, len(c.options or []))
 
