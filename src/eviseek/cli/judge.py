@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from eviseek.eval.express import JudgePrompt
 
 
+# Long because Typer declares each flag as a parameter with its help text: the signature is the
+# flag table (about 55 lines); the body is about 40.
 def judge(
     run_dir: Path = typer.Argument(..., help="A run directory written by `eviseek eval`."),
     model: str = typer.Option(..., "--model", "-m", help="Judge model, provider/name, e.g. openai/gpt-5.5"),
