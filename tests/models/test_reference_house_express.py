@@ -12,7 +12,7 @@ from eviseek.envs.house.layout import _walls
 from eviseek.envs.house.sim import HouseSim
 from eviseek.envs.house.spec import HouseSpec, ItemSpec, RoomSpec
 from eviseek.models.reference import house_express
-from eviseek.models.reference.house import read_ask, solve_house
+from eviseek.models.reference.house import read_ask, read_view, solve_house
 from eviseek.models.reference.vision import View, analyse_array
 from eviseek.types import Pose
 
@@ -119,3 +119,21 @@ def test_what_an_object_stands_on(on: str) -> None:
     assert ask is not None and ask.kind == "location"
     verdict = solve_house(ask, [view])
     assert verdict.answer == on, verdict
+
+
+def test_object_readings_do_not_depend_on_the_frame_size() -> None:
+    # Far from the desk, the vase is small in a 320x240 frame and 2.6x larger in a 512x512 one;
+    # the area thresholds scale with the focal length, so both read it the same way.
+    desk = _furniture("desk", "office", 2.5, 4.6)
+    vase = _on(desk, "vase", "red")
+    spec = _room("office", [desk, vase])
+    seen = []
+    for width, height in ((320, 240), (512, 512)):
+        sim = HouseSim(spec, width=width, height=height)
+        try:
+            frame = sim.render(Pose(x=2.5, y=1.2, z=1.5, yaw=90.0, pitch=0.0))
+        finally:
+            sim.close()
+        objects = read_view(analyse_array(frame.rgb)).objects
+        seen.append([(o.colour, o.category, o.near) for o in objects])
+    assert seen[0] == seen[1] and seen[0] and seen[0][0][:2] == ("red", "vase")

@@ -238,9 +238,14 @@ def read_view(view: View) -> HouseView:
             door_x[names[far_i]] = met_x[(near_i, far_i)]
     objects: list[Seen] = []
     unread: list[Seen] = []
+    per_px = house_objects.area_scale(w)  # the area thresholds are set at 320 px width
     for colour, blobs in view.blobs.items():
         for b in blobs:
-            if b.area < OBJECT_MIN_AREA or b.height > OBJECT_MAX_SIDE * h or b.width > OBJECT_MAX_SIDE * w:
+            if (
+                b.area < OBJECT_MIN_AREA * per_px
+                or b.height > OBJECT_MAX_SIDE * h
+                or b.width > OBJECT_MAX_SIDE * w
+            ):
                 continue
             if b.top < h * 0.45 or b.bottom >= h:  # above the horizon or cut off: not on a surface
                 continue
@@ -252,7 +257,7 @@ def read_view(view: View) -> HouseView:
                     on = names[int(np.bincount(hits).argmax())]
                     break
             x = b.centroid[0] / w
-            near = b.area >= house_objects.NEAR_AREA
+            near = b.area >= house_objects.NEAR_AREA * per_px
             feats = house_objects.features(view, b, label >= 0)
             cat, fit = house_objects.recognise_x(feats)
             if cat is not None:

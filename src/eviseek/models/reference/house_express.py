@@ -95,8 +95,8 @@ PICTURE_CHROMA = (0.45, 0.76)
 64,112,152)."""
 PICTURE_TOLERANCE = 0.08
 SCREEN_MIN_PIXELS = 120
-"""Pixels (at 320x240; scaled to the frame's area) a lit or dark screen must cover to be read (a
-TV 5 m away covers about 250)."""
+"""Pixels (at 320 px width; :func:`~eviseek.models.reference.house_objects.area_scale` for others)
+a lit or dark screen must cover to be read (a TV 5 m away covers about 250)."""
 DARK_MAX = 50
 """A pixel no channel of which reaches this is part of a dark screen."""
 SCREEN_MIN_FILL = 0.6
@@ -179,7 +179,7 @@ def tv_state(view: View) -> tuple[str | None, int]:
     many pixels showed it."""
     assert view.rgb is not None
     h, w = view.rgb.shape[:2]
-    need = max(1, round(SCREEN_MIN_PIXELS * h * w / (320 * 240)))
+    need = max(1, round(SCREEN_MIN_PIXELS * house_objects.area_scale(w)))
     px = view.rgb.astype(np.float32)
     blue = px[:, :, 2]
     lit = (blue >= 90) & (px.max(axis=2) == blue)

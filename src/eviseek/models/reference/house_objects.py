@@ -95,7 +95,8 @@ measured on seeds 9200-9205 (three views of every small object; ``python
 scripts/house_object_calibration.py --fit 9200-9205 --per-object 3``)."""
 
 MIN_AREA = 20
-"""Blobs smaller than this many pixels are not read at all (a few pixels say nothing of shape)."""
+"""Blobs smaller than this many pixels (at 320 px width: :func:`area_scale`) are not read at all
+(a few pixels say nothing of shape)."""
 NEAR_AREA = 120
 """Blobs at least this big are read with confidence; smaller ones are worth walking closer to."""
 FURNITURE_BIAS = 0.5
@@ -103,6 +104,13 @@ FURNITURE_BIAS = 0.5
 as small objects); chosen on the fit seeds by the calibration script."""
 MAX_FIT = 3.0
 """A blob whose mean squared standard score to its best category exceeds this is not an object."""
+
+
+def area_scale(width: int) -> float:
+    """How many pixels a thing covers in a frame ``width`` pixels wide for each pixel it covers
+    at 320: the horizontal field of view is fixed, so the focal length grows with the width and
+    an area with its square (whatever the height: pixels are square)."""
+    return (width / 320) ** 2
 
 
 def distance_m(view: View, bottom: int) -> float | None:
