@@ -41,6 +41,7 @@ RUN_OUTPUTS = {
 OTHER_PROJECTS = {
     "evaluation.py",  # EXPRESS-Bench's scorer
     "data/express-bench.json",  # EXPRESS-Bench's question file
+    "prompt/evaluation.txt",  # EXPRESS-Bench's judge prompt, read from the user's checkout
     "Family/Subcategory/scene/room/file.json",  # ESI-Bench's answer-file layout
     "src/active_explore/pipeline.py",  # ESI-Bench's runner, named by the bridge to it
 }
