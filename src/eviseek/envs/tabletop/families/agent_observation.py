@@ -4,9 +4,12 @@ Scene: a small black robot (a wheeled base 9 x 7 cm, a mast and a camera head, 1
 across the table in three straight legs; the reference images
 show it, from the camera's first pose, at its start and at its two turns (rendered with the robot
 moved there, ``SceneSpec.reference_changes``), and the live scene holds it where it stopped.
-Objects of one kind (colour and shape) stand around: by design 0-3 of them (each count equally
-likely) within 5.5-7.5 cm of the robot's path (centre to path) and the rest, up to four in all,
-at least 15 cm from it; objects of other kinds stand near the path too. The question asks how
+Objects of one kind (colour and shape) stand around: by design 0-3 of them (the counts in turn)
+within 7.8-9.2 cm of the robot's path (centre to path) and the rest, three or four in all
+whatever the count, at least 15 cm from it; objects of other kinds stand near the path too. Every
+object clears the space the robot sweeps (its sides along each leg, the circle its corners sweep
+turning at each corner) by at least 5 mm (:func:`clearance`; version 10's robot grazed objects
+by 3-7 mm). The question asks how
 many of the kind the robot passed within 10 cm, answered 0, 1, 2 or 3 as in ESI-Bench.
 
 Ground truth: the objects PyBullet built in the asked shape and colour, at their settled poses,
@@ -51,6 +54,21 @@ ROBOT = "black_robot"
 ROBOT_SIZE = (0.09, 0.07, 0.16)
 """The robot's extent (m): a wheeled base 9 x 7 cm, a mast and a camera head 16 cm up (ours: it
 must read as a robot, not a block)."""
+ROBOT_HALF_LENGTH = 0.047
+"""Half the robot's length along its heading, wheels included (they reach 0.32 x 9 cm + 1.76 cm
+from its centre), rounded up (m)."""
+ROBOT_HALF_WIDTH = ROBOT_SIZE[1] / 2
+ROBOT_TURN_RADIUS = math.hypot(ROBOT_HALF_LENGTH, ROBOT_HALF_WIDTH)
+"""The circle the robot's corners sweep when it turns on the spot at a corner of its path (m)."""
+CLEARANCE = 0.005
+"""Least gap (m) between any object and the space the robot sweeps while driving (ours: version
+10 let it graze objects by 3-7 mm)."""
+NEAR_BAND = (0.078, 0.092)
+"""Centre-to-path distances (m) of the objects the robot passes: far enough that the widest object
+(a 5 cm cube turned corner-on, 3.5 cm) clears the robot's side by ``CLEARANCE``, and at least
+8 mm inside the 10 cm that counts as passing."""
+FAR_BAND = (0.15, 0.6)
+"""Centre-to-path distances (m) of the objects of the asked kind it does not pass."""
 
 
 def path_distance(point: np.ndarray, path: list[np.ndarray]) -> float:
@@ -61,6 +79,22 @@ def path_distance(point: np.ndarray, path: list[np.ndarray]) -> float:
         t = float(np.clip((point - a) @ ab / max(float(ab @ ab), 1e-12), 0.0, 1.0))
         best = min(best, float(np.linalg.norm(point - (a + t * ab))))
     return best
+
+
+def footprint_radius(category: str, scale: float) -> float:
+    """Radius of the circle around a catalogue object's footprint (m): half the diagonal of a
+    cube's or pyramid's square base, half the width of a round one."""
+    return scale * (math.sqrt(2) / 2 if category in ("cube", "pyramid") else 0.5)
+
+
+def clearance(point: np.ndarray, radius: float, path: list[np.ndarray]) -> float:
+    """The gap (m) between a disc of ``radius`` at ``point`` and everything the robot covers while
+    it drives ``path``: along each leg a band of its half-width around the leg, and at every
+    corner, the start and the end a disc it sweeps turning on the spot (which also covers its
+    nose and tail sticking out past a leg's ends). Negative when they overlap."""
+    legs = min(path_distance(point, [a, b]) for a, b in itertools.pairwise(path)) - ROBOT_HALF_WIDTH
+    corners = min(float(np.linalg.norm(point - v)) for v in path) - ROBOT_TURN_RADIUS
+    return min(legs, corners) - radius
 
 
 def _walk(rng: np.random.Generator) -> list[np.ndarray]:
@@ -89,49 +123,55 @@ class AgentObservationFamily(TaskFamily):
     # text and metadata from them. The draw order is part of what a seed means (reordering changes
     # every generated question, and with it the generator version), so the steps stay in one
     # sequence that reads top to bottom.
+    designs = ("0", "1", "2", "3")
+    """How many objects of the asked kind the robot passes, in turn (version 10 drew it, and a
+    seed could lean one way)."""
+
     def generate(self, rng: np.random.Generator) -> TaskDraft:
+        return self.draft_design(rng, None)  # design_to_build draws one
+
+    def draft_design(self, rng: np.random.Generator, design: str | None) -> TaskDraft:
+        return self._draw(rng, int(self.design_to_build(rng, design)))
+
+    def _draw(self, rng: np.random.Generator, near: int) -> TaskDraft:
         cols = colors(rng, 3)
         shape = pick(rng, SHAPES)
-        near = int(rng.integers(4))
-        far = int(rng.integers(max(1, 3 - near), 5 - near))
+        # Three or four of the asked kind whatever the answer, so their number says nothing.
+        far = int(rng.integers(3, 5)) - near
         path = _walk(rng)
         placed: list[tuple[tuple[float, float], float]] = []
         objects: list[ObjectSpec] = []
 
-        def spot(lo: float, hi: float) -> tuple[float, float]:
+        def spot(band: tuple[float, float], radius: float) -> tuple[float, float]:
+            lo, hi = band
             for _ in range(2000):
                 xy = np.array([rng.uniform(-0.68, 0.68), rng.uniform(-0.5, 0.5)])
                 d = path_distance(xy, path)
-                if lo <= d <= hi and separated((float(xy[0]), float(xy[1])), 0.035, placed, 0.03):
+                if (
+                    lo <= d <= hi
+                    and clearance(xy, radius, path) >= CLEARANCE
+                    and separated((float(xy[0]), float(xy[1])), 0.035, placed, 0.03)
+                ):
                     placed.append(((float(xy[0]), float(xy[1])), 0.035))
                     return float(xy[0]), float(xy[1])
             raise PlacementError("no free spot at that distance from the path")  # pragma: no cover
 
+        def add(cat: str, col: str, band: tuple[float, float], name: str, role: str) -> None:
+            scale = float(rng.uniform(0.04, 0.05))
+            xy = spot(band, footprint_radius(cat, scale))
+            objects.append(make_object(cat, col, xy, scale, name=name, role=role))
+
         kind: list[str] = []
-        for i, (lo, hi) in enumerate([(0.055, 0.075)] * near + [(0.15, 0.6)] * far):
-            name = f"{cols[0]}_{shape}_{i}"
-            objects.append(
-                make_object(
-                    shape, cols[0], spot(lo, hi), float(rng.uniform(0.04, 0.05)), name=name, role="target"
-                )
-            )
-            kind.append(name)
+        for i, band in enumerate([NEAR_BAND] * near + [FAR_BAND] * far):
+            add(shape, cols[0], band, f"{cols[0]}_{shape}_{i}", "target")
+            kind.append(f"{cols[0]}_{shape}_{i}")
         for j in range(int(rng.integers(2, 4))):
             col, cat = (
                 (cols[1], shape)
                 if j % 2 == 0
                 else (cols[0 if j == 1 else 2], pick(rng, [s for s in SHAPES if s != shape]))
             )
-            objects.append(
-                make_object(
-                    cat,
-                    col,
-                    spot(0.055, 0.09),
-                    float(rng.uniform(0.04, 0.05)),
-                    name=f"{col}_{cat}_d{j}",
-                    role="distractor",
-                )
-            )
+            add(cat, col, NEAR_BAND, f"{col}_{cat}_d{j}", "distractor")
         legs = [path[k + 1] - path[k] for k in range(3)]
         yaws = [math.degrees(math.atan2(v[1], v[0])) for v in legs]
         robot = ObjectSpec(
@@ -159,6 +199,7 @@ class AgentObservationFamily(TaskFamily):
             for k in range(3)
         ]
         return TaskDraft(
+            design=str(near),
             scene=SceneSpec(
                 objects=objects, camera=camera, reference_cameras=[camera] * 3, reference_changes=moves
             ),
