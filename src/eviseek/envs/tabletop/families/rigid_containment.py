@@ -4,7 +4,8 @@ Two question forms (designs):
 
 * **which container** (ESI-Bench's ``storage`` form, drawn by ``paper`` and ``test``): three open
   bins whose inner openings grow by a factor of 1.3 from one to the next (the smallest 6-7 cm),
-  and a cube, ball or cylinder; "which container does it best fit inside?", answered with a bin's
+  and a cube, ball or cylinder; "which container does it best fit inside?" (the question says
+  what fitting means: at rest between the walls, its middle below the rim), answered with a bin's
   name; the best fit is the smallest bin it fits inside. The design says which of the three that
   is (``smallest``, ``middle``, ``largest``, in turn): the object's footprint is 80-90 per cent of
   that bin's opening and at least 108 per cent of the next smaller one's. The bins stand in a
@@ -60,6 +61,13 @@ SIZES = ("smallest", "middle", "largest")
 """Designs of the which-container form: which of the three bins (by opening) is the best fit."""
 FIT_DESIGNS = ("fits", "does-not-fit")
 """Designs of the does-it-fit form (ours)."""
+FITS_MEANS = (
+    "An object fits inside a container when, dropped into its opening, it comes to rest between "
+    "the walls with its middle below the rim (a tall one may stick out above the rim)."
+)
+"""What "fits inside" means, said in the question (version 11): the simulator's test
+(``Manipulator.is_inside``) asks that much, and the larger objects stand taller than the bins' 7 cm
+(a 125 mm cylinder sticks out 55 mm), so "inside" alone claimed more than the physics checks."""
 STEP = 1.3
 """Each bin's opening over the next smaller one's (ours: wide enough that an object 80-90 per
 cent of one opening is at least 108 per cent of the next smaller one's)."""
@@ -131,7 +139,8 @@ class RigidContainmentFamily(TaskFamily):
             design=SIZES[answer],
             scene=SceneSpec(objects=[*bins, obj], camera=camera),
             text=(
-                "The best fit is the smallest container an object fits inside. Which container does "
+                f"{FITS_MEANS} The best fit is the smallest container an object fits inside. Which "
+                "container does "
                 f"the {on} best fit inside: the {listed} or the {options[2].replace('_', ' ')}?"
             ),
             contract=option_contract(options, "Answer with the container's name."),
@@ -185,7 +194,7 @@ class RigidContainmentFamily(TaskFamily):
         return TaskDraft(
             design="fits" if fits else "does-not-fit",
             scene=SceneSpec(objects=[box, obj, *extras], camera=camera),
-            text=f"Does the {on} fit inside the {bn}?",
+            text=f"Does the {on} fit inside the {bn}? {FITS_MEANS}",
             contract=yes_no_contract(),
             guidance=(
                 "Sizes are hard to compare when one object is nearer to you. Compare the object with "
