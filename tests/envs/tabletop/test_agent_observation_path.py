@@ -9,6 +9,7 @@ between the robot and every other object at each step.
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import cache
 
@@ -39,8 +40,8 @@ def full_path(q: Question, sim: TabletopSim) -> list[np.ndarray]:
 def robot_poses(path: list[np.ndarray]) -> list[tuple[np.ndarray, float]]:
     """Every pose the robot takes, heading in degrees: drive each leg, turn at each corner."""
     poses: list[tuple[np.ndarray, float]] = []
-    headings = [math.degrees(math.atan2(*(b - a)[::-1])) for a, b in zip(path, path[1:], strict=False)]
-    for k, (a, b) in enumerate(zip(path, path[1:], strict=False)):
+    headings = [math.degrees(math.atan2(*(b - a)[::-1])) for a, b in itertools.pairwise(path)]
+    for k, (a, b) in enumerate(itertools.pairwise(path)):
         n = max(1, math.ceil(float(np.linalg.norm(b - a)) / STEP))
         poses += [(a + (b - a) * t / n, headings[k]) for t in range(n + 1)]
         if k + 1 < len(headings):

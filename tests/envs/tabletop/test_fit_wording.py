@@ -5,9 +5,9 @@ middle below the rim, not wholly below it."""
 from __future__ import annotations
 
 from eviseek.envs.tabletop import SceneSpec, generate_questions
+from eviseek.envs.tabletop.families import get_family
 from eviseek.envs.tabletop.families.rigid_containment import FITS_MEANS
 from eviseek.envs.tabletop.generate import QuestionBuilder
-from eviseek.envs.tabletop.families import get_family
 
 
 def test_fits_inside_is_defined_wherever_an_object_stands_above_a_rim() -> None:
@@ -15,7 +15,9 @@ def test_fits_inside_is_defined_wherever_an_object_stands_above_a_rim() -> None:
     builder = QuestionBuilder()
     try:
         fam = get_family("rigid_containment")
-        qs += [builder.build(fam, 5, i, render_images=False, designs=("fits", "does-not-fit")) for i in range(2)]
+        qs += [
+            builder.build(fam, 5, i, render_images=False, designs=("fits", "does-not-fit")) for i in range(2)
+        ]
     finally:
         builder.close()
     taller = 0

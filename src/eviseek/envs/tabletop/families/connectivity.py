@@ -4,12 +4,12 @@ Scene: a square of 3 x 3 rooms (cells 17-20 cm wide, at a random turn on the tab
 static walls 7-9 cm tall. Every inner cell edge is either a wall panel or a doorway, and each
 doorway is marked by a thin flat mat on the floor (all mats one colour). The open edges form a
 random forest: a random spanning tree of the rooms with one or two edges walled up again, so the
-rooms fall into two or three groups and the route between two rooms, where there is one, is
-unique. Two marker objects stand in two rooms at least two steps apart on the grid (a third
-object elsewhere is a distractor); the rooms are drawn before the walls, the same way for either
-answer, so where the markers stand says nothing about it. Half of the questions (by design) have
-the markers in the same group, half in different groups. The camera starts low (10-16 deg above the table) outside the square, where the
-near walls hide the doorways behind them.
+rooms fall into two or three groups and the route between two rooms, where there is one, is unique.
+Two marker objects stand in two rooms at least two steps apart on the grid (a third object
+elsewhere is a distractor); the rooms are drawn before the walls, the same way for either answer,
+so where the markers stand says nothing about it. Half of the questions (by design) have the
+markers in the same group, half in different groups. The camera starts low (10-16 deg above the
+table) outside the square, where the near walls hide the doorways behind them.
 
 Ground truth: from the simulator. The walled square is rasterised in its own frame every 7.5 mm
 with vertical ray casts (``rayTestBatch``); a sample whose ray first hits a wall body is blocked.

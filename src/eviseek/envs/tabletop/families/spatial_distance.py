@@ -1,13 +1,13 @@
 """Metric Comparison / Spatial Distance: which of two objects is closer to a reference object?
 
-Scene: a reference object and two candidates of one shape (colours tell them apart), one (0.14-0.2 m away) and the other 1.3-1.6 times
-as far. One candidate sits to the side of the reference as seen from the initial camera, the other
-in front of or behind it, along the camera's line of sight, where perspective shrinks the
-distance, so from the initial low view the one along the line of sight looks closer. Which of the
-two is truly closer, and whether it is named first or second, take turns by design (``designs``:
-before version 10 the closer one always stood to the side, so the first view always pointed to
-the wrong option, and the option order was a coin flip: the second option was right 22 of 30
-times on ``test``).
+Scene: a reference object and two candidates of one shape (colours tell them apart), one (0.14-0.2
+m away) and the other 1.3-1.6 times as far. One candidate sits to the side of the reference as seen
+from the initial camera, the other in front of or behind it, along the camera's line of sight,
+where perspective shrinks the distance, so from the initial low view the one along the line of
+sight looks closer. Which of the two is truly closer, and whether it is named first or second, take
+turns by design (``designs``: before version 10 the closer one always stood to the side, so the
+first view always pointed to the wrong option, and the option order was a coin flip: the second
+option was right 22 of 30 times on ``test``).
 
 Ground truth: from the settled simulator poses, the two centre-to-centre distances in the table
 plane; the name of the candidate with the shorter one.

@@ -1,12 +1,14 @@
 """Temporal Understanding / Unobserved Change: which object was moved while you were away?
 
-Scene: four objects and an upright board. Two of them stand behind the board (as seen from the
-initial camera) from the start, 7.5 cm either side of its middle; the other two stand elsewhere.
-A task-supplied reference image, taken from above, shows the table before the change; then one
-of the two standing elsewhere is moved to the spot between the two behind the board
-(``SceneSpec.changes``). The episode starts after the change, low, on the board's other side, so
-three objects are out of sight at first, the moved one among them: which ones are missing from
-the first view does not tell which one moved. The options list the four in a shuffled order.
+Scene: four objects behind an upright board 40 cm wide, in two rows of two (8 and 20 cm behind it,
+10 cm either side of its middle). A task-supplied reference image, taken from above the group's
+far side, shows the table before the change; then any one of the four (drawn at random) is moved
+farther back, 33-37 cm behind the board (``SceneSpec.changes``). The episode starts after the change, low, on the board's
+other side, where the board hides every place: neither the first view nor the reference image
+narrows down which object moved. (Before version 11 two objects stood in the open and the moved
+one was always one of them, so the reference image alone halved the options: Passive with the
+reference policy 15 of 30 on ``test`` against a chance of 7.5.) The moved object's place among
+the shuffled options is a design, in turn.
 
 Ground truth: the object whose simulated position differs from its position in the reference
 scene by more than 5 cm.
@@ -31,7 +33,6 @@ from eviseek.envs.tabletop.families._common import (
     orbit_pose,
     pick,
     r6,
-    scatter,
     unit,
 )
 from eviseek.envs.tabletop.families.base import TaskDraft, TaskFamily, World
@@ -39,6 +40,17 @@ from eviseek.envs.tabletop.scene import SceneChange, SceneSpec
 from eviseek.envs.tabletop.support import Evidence, ViewEvidence
 
 MOVED_TOLERANCE = 0.05
+BOARD_WIDTH = 0.4
+"""The board's width (m): wide enough to hide all six places behind it from the first view."""
+ROW_DEPTHS = (0.08, 0.2)
+"""How far behind the board (m) the two rows of places stand."""
+SLOT = 0.1
+"""How far either side of the board's middle (m) the places of a row stand."""
+BACK_DEPTH = (0.33, 0.37)
+"""How far behind the board (m) the moved object ends: at least 12 cm from any place, so the move
+shows plainly from above, and still in the board's shadow as the first view sees it."""
+REFERENCE_AT = 0.2
+"""How far behind the board (m) the reference camera looks."""
 
 
 class UnobservedChangeFamily(TaskFamily):
@@ -55,37 +67,37 @@ class UnobservedChangeFamily(TaskFamily):
         cols = colors(rng, 4)
         cats = pick(rng, ["cube", "cylinder", "ball", "cone", "pyramid"], 4)
         heading = float(rng.uniform(0, 360))
-        fwd = unit(heading)
+        fwd, along = unit(heading), unit(heading + 90)
         board_xy = np.array([rng.uniform(-0.08, 0.08), rng.uniform(-0.06, 0.06)])
         board_col = pick(rng, list(BOARD_COLORS))
         board = make_board(
             f"{board_col}_board",
             board_col,
             (float(board_xy[0]), float(board_xy[1])),
-            (0.02, 0.22, 0.16),
+            (0.02, BOARD_WIDTH, 0.16),
             heading,
         )
-        hidden_xy = board_xy + fwd * float(rng.uniform(0.08, 0.1))
-        along = unit(heading + 90)
-        behind = [hidden_xy + along * 0.075, hidden_xy - along * 0.075]
-        placed = [
-            ((float(board_xy[0]), float(board_xy[1])), 0.12),
-            ((float(hidden_xy[0]), float(hidden_xy[1])), 0.13),
-        ]
-        spots = scatter(rng, [0.05] * 2, placed=placed, gap=0.07, region=(-0.5, 0.5, -0.38, 0.38))
-        spots += [(float(p[0]), float(p[1])) for p in behind]
+        # Four places behind the board (two rows of two), one object on each, and the moved one
+        # goes farther back, still behind the board. Every place is out of the first view, so
+        # neither the first view nor the reference image narrows down which object moved.
+        places = [board_xy + fwd * depth + along * side for depth in ROW_DEPTHS for side in (-SLOT, SLOT)]
+        order = [int(i) for i in rng.permutation(len(places))]
         objs = [
-            make_object(cat, col, xy, float(rng.uniform(0.05, 0.06)))
-            for cat, col, xy in zip(cats, cols, spots, strict=True)
+            make_object(
+                cat,
+                col,
+                (float(places[k][0]), float(places[k][1])),
+                float(rng.uniform(0.05, 0.06)),
+                yaw=heading,
+            )
+            for cat, col, k in zip(cats, cols, order, strict=True)
         ]
-        # Move one of the two standing in the open, the one farther from the hiding place first.
-        far = [i for i in (0, 1) if np.linalg.norm(np.asarray(spots[i]) - hidden_xy) > 0.15]
-        k = int(far[int(rng.integers(len(far)))]) if far else 0
-        moved = objs[k]
-        change = SceneChange(
-            object=moved.name, position=(r6(hidden_xy[0]), r6(hidden_xy[1]), moved.position[2])
-        )
-        reference = orbit_pose((0.0, 0.0, 0.0), heading + 180, 60.0, 1.1)
+        moved = objs[int(rng.integers(4))]
+        to = board_xy + fwd * float(rng.uniform(*BACK_DEPTH)) + along * float(rng.uniform(-SLOT, SLOT))
+        change = SceneChange(object=moved.name, position=(r6(to[0]), r6(to[1]), moved.position[2]))
+        # Taken from above the far side of the group, where the board hides none of it.
+        centre = board_xy + fwd * REFERENCE_AT
+        reference = orbit_pose((float(centre[0]), float(centre[1]), 0.0), heading, 60.0, 0.8)
         camera = orbit_pose(
             (float(board_xy[0]), float(board_xy[1]), 0.06),
             heading + 180 + float(rng.uniform(-5, 5)),
@@ -101,9 +113,9 @@ class UnobservedChangeFamily(TaskFamily):
             text="One object on the table was moved after the reference image was taken. Which one?",
             contract=option_contract(names, "Answer with the object's name."),
             guidance=(
-                "Compare the table with the reference image. Find each object of the reference in the "
-                "scene and check whether it is still where it was; look behind the board too. "
-                + CAMERA_GUIDANCE
+                "Compare the table with the reference image. The objects stand behind the board: "
+                "look over it from above, find each object of the reference and check whether it "
+                "is still where it was. " + CAMERA_GUIDANCE
             ),
             metadata={"objects": names, "moved": moved.name},
         )
