@@ -20,14 +20,24 @@ from eviseek.envs.tabletop.colors import PALETTE, SHADES, TABLE_RGBA, known_colo
 from eviseek.types import Pose
 
 Shape = Literal[
-    "box", "cylinder", "sphere", "cone", "pyramid", "wedge", "container", "asset", "cloth", "robot"
+    "box", "cylinder", "sphere", "cone", "pyramid", "wedge", "container", "asset", "cloth", "robot", "window"
 ]
 """Primitive shapes. ``container`` is an open-topped box (floor plus four walls); ``wedge`` is a
 ramp rising along local +x; ``robot`` is a small wheeled robot filling ``size`` (four wheels, a
 flat base, a mast and a camera head, facing local +x); ``asset`` loads a URDF from
 ``pybullet_data`` (``ObjectSpec.asset``); ``cloth`` is a square sheet of side ``size[0]`` draped
 over whatever lies under it (visual only, see :mod:`eviseek.envs.tabletop.sim.cloth`); its
-``position`` is the centre of its footprint on the table (z = 0), not of its bounding box."""
+``position`` is the centre of its footprint on the table (z = 0), not of its bounding box;
+``window`` is an upright board like a ``box`` (thin along local x) with a small rectangular hole
+through it, :data:`WINDOW_WIDTH` wide from :data:`WINDOW_BOTTOM` to :data:`WINDOW_TOP` above its
+bottom, in the middle of its width."""
+
+WINDOW_WIDTH = 0.02
+WINDOW_BOTTOM = 0.015
+WINDOW_TOP = 0.03
+"""The hole of a ``window`` board (m, ours): small and low enough that any catalogue object 5.5-7
+cm wide standing a few centimetres behind it fills the hole, whatever its shape (Partial
+Occlusion shows its target through it)."""
 
 Material = Literal["matte", "glass", "mirror"]
 """How a surface is drawn. ``glass`` lets what is behind it show through (its colour tints it);

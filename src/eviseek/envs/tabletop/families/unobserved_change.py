@@ -1,14 +1,14 @@
 """Temporal Understanding / Unobserved Change: which object was moved while you were away?
 
 Scene: four objects behind an upright board 40 cm wide, in two rows of two (8 and 20 cm behind it,
-10 cm either side of its middle). A task-supplied reference image, taken from above the group's
-far side, shows the table before the change; then any one of the four (drawn at random) is moved
-farther back, 33-37 cm behind the board (``SceneSpec.changes``). The episode starts after the change, low, on the board's
-other side, where the board hides every place: neither the first view nor the reference image
-narrows down which object moved. (Before version 11 two objects stood in the open and the moved
-one was always one of them, so the reference image alone halved the options: Passive with the
-reference policy 15 of 30 on ``test`` against a chance of 7.5.) The moved object's place among
-the shuffled options is a design, in turn.
+10 cm either side of its middle). A task-supplied reference image, taken from above the group's far
+side, shows the table before the change; then any one of the four (drawn at random) is moved
+farther back, 33-37 cm behind the board (``SceneSpec.changes``). The episode starts after the
+change, low, on the board's other side, where the board hides every place: neither the first view
+nor the reference image narrows down which object moved. (Before version 11 two objects stood in
+the open and the moved one was always one of them, so the reference image alone halved the options:
+Passive with the reference policy 15 of 30 on ``test`` against a chance of 7.5.) The moved object's
+place among the shuffled options is a design, in turn.
 
 Ground truth: the object whose simulated position differs from its position in the reference
 scene by more than 5 cm.

@@ -16,7 +16,7 @@ from eviseek.envs import deadline
 from eviseek.envs.render import OwnedClient
 from eviseek.envs.tabletop.colors import FLOOR_RGBA, rgba
 from eviseek.envs.tabletop.limits import asset_path
-from eviseek.envs.tabletop.scene import ObjectSpec, SceneSpec
+from eviseek.envs.tabletop.scene import WINDOW_BOTTOM, WINDOW_TOP, WINDOW_WIDTH, ObjectSpec, SceneSpec
 from eviseek.envs.tabletop.sim.cloth import drape
 from eviseek.envs.tabletop.sim.holding import HoldingMixin
 from eviseek.envs.tabletop.sim.liquid import LiquidMixin
@@ -222,7 +222,40 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin, OwnedClient):
             )
         if obj.shape == "robot":
             return self._robot_shapes(obj, color)
+        if obj.shape == "window":
+            return self._window_shapes(obj, color)
         raise EnvError(f"object {obj.name!r}: unsupported shape {obj.shape!r}")  # pragma: no cover
+
+    def _window_shapes(self, obj: ObjectSpec, color: tuple[float, float, float, float]) -> tuple[int, int]:
+        """An upright board with a hole: four boxes around it (left, right, below, above)."""
+        p, c = self.p, self.client
+        sx, sy, sz = obj.size
+        bottom, top, half_w = -sz / 2 + WINDOW_BOTTOM, -sz / 2 + WINDOW_TOP, WINDOW_WIDTH / 2
+        side = (sy / 2 - half_w) / 2
+        halves = [
+            [sx / 2, side, sz / 2],
+            [sx / 2, side, sz / 2],
+            [sx / 2, half_w, (bottom + sz / 2) / 2],
+            [sx / 2, half_w, (sz / 2 - top) / 2],
+        ]
+        frames = [
+            [0, half_w + side, 0],
+            [0, -half_w - side, 0],
+            [0, 0, (-sz / 2 + bottom) / 2],
+            [0, 0, (top + sz / 2) / 2],
+        ]
+        return (
+            p.createCollisionShapeArray(
+                [p.GEOM_BOX] * 4, halfExtents=halves, collisionFramePositions=frames, physicsClientId=c
+            ),
+            p.createVisualShapeArray(
+                [p.GEOM_BOX] * 4,
+                halfExtents=halves,
+                visualFramePositions=frames,
+                rgbaColors=[color] * 4,
+                physicsClientId=c,
+            ),
+        )
 
     def _robot_shapes(self, obj: ObjectSpec, color: tuple[float, float, float, float]) -> tuple[int, int]:
         """A wheeled robot filling ``obj.size`` (x forward): four wheels under a flat base (the
