@@ -40,7 +40,7 @@ def split(name: str) -> list[Question]:
 
 @pytest.fixture(scope="module")
 def sets() -> dict[str, list[Question]]:
-    return {name: split(name) for name in ("dev", "paper")}
+    return {name: split(name) for name in ("dev", "paper", "test")}
 
 
 def test_no_text_shortcut_and_no_unbalanced_answer_on_any_split(sets: dict[str, list[Question]]) -> None:
@@ -52,9 +52,10 @@ def test_no_text_shortcut_and_no_unbalanced_answer_on_any_split(sets: dict[str, 
     assert not failures, failures
 
 
-def test_first_view_statistics_stay_at_chance_on_paper(sets: dict[str, list[Question]]) -> None:
+@pytest.mark.parametrize("name", ["paper", "test"])
+def test_first_view_statistics_stay_at_chance(sets: dict[str, list[Question]], name: str) -> None:
     failures, checked = [], 0
-    for sub, qs in by_subcategory(sets["paper"]).items():
+    for sub, qs in by_subcategory(sets[name]).items():
         if sub in honesty.FIRST_VIEW_ANSWERABLE or len(qs) < 4:
             continue
         _, bad = honesty.first_view_failure(sub, qs)

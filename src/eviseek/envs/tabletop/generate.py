@@ -31,7 +31,7 @@ from eviseek.envs.tabletop.support import FrameInfo, SupportGrader
 from eviseek.errors import ConfigError, SettingError
 from eviseek.types import Image, Question
 
-GENERATOR_VERSION = 10
+GENERATOR_VERSION = 11
 """Bump when generation changes in a way that changes questions (invalidates split caches)."""
 
 ENV_ID = env_ids.TABLETOP
