@@ -48,6 +48,17 @@ which subcategories the first view answers; we read it off its Table 5: these ar
 Passive (one pre-action view) scores at least as high as both exploring agents (Single-model and
 EviSeek) under both backbones, Qwen and Gemini. Every other subcategory needs exploring."""
 
+PASSIVE_ANSWERABLE: dict[str, str] = {
+    "Agent Observation": (
+        "the question hands over reference images of the robot's path, taken from the first pose, "
+        "as ESI-Bench hands over the robot's observations; ESI-Bench's own Passive scores 36.8 and "
+        "37.6 (Table 5, Qwen and Gemini) against a chance of 25 with four counts"
+    ),
+}
+"""Subcategories exempt from the check that Passive (the first view and the question's reference
+images, no exploring) stays at chance with the reference policy
+(``scripts/tabletop_passive_check.py``), and why. Not exempt from the first-view pixel learner."""
+
 COLOUR_RADIUS = 60.0
 """RGB distance (0-255 scale) within which a pixel counts as an object's colour (ours: lit faces
 render their paint at 0.55-1.1 times its brightness)."""
