@@ -52,14 +52,42 @@ def test_no_text_shortcut_and_no_unbalanced_answer_on_any_split(sets: dict[str, 
     assert not failures, failures
 
 
-@pytest.mark.parametrize("name", ["paper", "test"])
-def test_first_view_statistics_stay_at_chance(sets: dict[str, list[Question]], name: str) -> None:
+REBUILT = (
+    "Partial Occlusion",
+    "View Hallucination",
+    "Unobserved Change",
+    "Agent Observation",
+    "Spatial Distance",
+    "Connectivity",
+    "Reflection Authoring",
+    "Spatial Relations",
+    "Linear Alignment",
+)
+"""The subcategories whose first view gave their answer away on ``test`` or a fresh seed before
+(versions 9-10) and were rebuilt: the pixel learner runs over these on ``test`` (30 questions
+each). All of ``test`` takes minutes; ``scripts/tabletop_honesty.py --split test`` runs the rest."""
+
+
+def first_view_failures(qs: list[Question], only: tuple[str, ...] | None = None) -> tuple[int, list[str]]:
     failures, checked = [], 0
-    for sub, qs in by_subcategory(sets[name]).items():
-        if sub in honesty.FIRST_VIEW_ANSWERABLE or len(qs) < 4:
+    for sub, group in by_subcategory(qs).items():
+        if sub in honesty.FIRST_VIEW_ANSWERABLE or len(group) < 4 or (only and sub not in only):
             continue
-        _, bad = honesty.first_view_failure(sub, qs)
+        _, bad = honesty.first_view_failure(sub, group)
         checked += 1
         failures += [bad] if bad else []
+    return checked, failures
+
+
+def test_first_view_statistics_stay_at_chance_on_paper(sets: dict[str, list[Question]]) -> None:
+    checked, failures = first_view_failures(sets["paper"])
     assert checked >= 10
+    assert not failures, failures
+
+
+def test_first_view_statistics_stay_at_chance_on_the_rebuilt_subcategories_of_test(
+    sets: dict[str, list[Question]],
+) -> None:
+    checked, failures = first_view_failures(sets["test"], REBUILT)
+    assert checked == len(REBUILT)
     assert not failures, failures
