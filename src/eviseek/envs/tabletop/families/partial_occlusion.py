@@ -1,11 +1,14 @@
 """Perceptual Grounding / Partial Occlusion: what shape is the object behind the board?
 
 Scene: an upright board (light gray, dark gray or black; static) faces the initial camera and hides
-most of a target object standing 6-10 cm behind it; only a 15-35 per cent sliver of the target
-sticks out past one edge, as the initial camera sees it (the generator allows for perspective and
-redraws a scene whose first view shows under 5 per cent or 30 pixels of the target). Two
-distractor objects stand elsewhere on the table. The question names the target by its colour and
-asks for its shape among three options.
+a target object standing 3-5 cm behind it (gap between board and object), except for a patch
+seen through a small hole in the board (a ``window`` board: 2 cm wide, 1.5-3 cm above the table)
+on the camera's line of sight. Any catalogue shape 5.5-7 cm wide fills the hole, so the patch
+shows the target's colour and not its outline (the generator redraws a scene whose first view
+shows under 5 per cent or 30 pixels of the target). Version 10 showed a 15-35 per cent sliver
+past the board's edge instead, and the sliver's outline named the shape. Two distractor objects
+stand elsewhere on the table. The question names the target by its colour and asks for its shape
+among three options.
 
 Ground truth: the target's shape as built in the simulator (PyBullet's visual geometry type and,
 for meshes, the vertex count that tells a cone from a pyramid), mapped to the question's noun.
