@@ -1,12 +1,11 @@
 """Honesty on the splits results are reported on, not only on the honesty test's own seed.
 
 The text-only learners and the answer-balance checks (:mod:`eviseek.envs.tabletop.honesty`) run
-over ``dev`` and ``paper``; the first-view pixel learner runs over ``paper``'s exploring
-subcategories. A split already in the cache is read from there (the CLI and evaluation generate
-it once); otherwise it is generated here without images (the checks render what they need).
-``test`` (780 questions) and the fresh seeds go through ``scripts/tabletop_honesty.py``; they do
-not all pass yet, and ``docs/tabletop_in_depth.md`` lists what fails there with its numbers, rather than
-this test leaving them out silently.
+over ``dev``, ``paper`` and ``test``; the first-view pixel learner runs over ``paper``'s exploring
+subcategories and over ``test``'s rebuilt ones. A split already in the cache is read from there (the
+CLI and evaluation generate it once); otherwise it is generated here without images (the checks
+render what they need). The rest of ``test`` and the fresh seeds go through
+``scripts/tabletop_honesty.py`` (minutes); ``docs/tabletop_in_depth.md`` gives its results.
 """
 
 from __future__ import annotations
