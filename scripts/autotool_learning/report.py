@@ -550,9 +550,55 @@ def seed_summary(out: Path) -> dict[str, Any]:
         else None
     )
     rec.update(release_shares(main) if main is not None else {})
+    kinds = heldout_kinds(out)
+    for kind in ("majority", "background"):
+        rec[f"on_{kind}"] = (
+            tool_on_share_of_kind(main.heldout.free, kinds, kind)
+            if main is not None and main.heldout is not None
+            else None
+        )
     goals = check_goals(warm_eval, results)
     rec["goals_met"] = sum(g.met for g in goals[:3]) if len(goals) >= 3 else None
+    # The issue's split goal is the first three goals together; the no-AMB goal here is the
+    # paper's direction only (Table 5: towards <tool_off>), stricter than check_goals' either way.
+    rec["split_met"] = all(g.met for g in goals[:3]) if len(goals) >= 3 else None
+    rec["no_amb_tail"] = (
+        _tail_mean(no_amb.series.get("autotool/tool_on_share")) if no_amb is not None else None
+    )
+    rec["no_amb_off"] = rec["no_amb_tail"] <= 0.1 if rec["no_amb_tail"] is not None else None
     return rec
+
+
+def heldout_kinds(out: Path) -> dict[str, str]:
+    """Each held-out row's kind of question (``tag``, ``majority`` or ``background``), read from
+    the question text of the run's ``warm/heldout_prompts.jsonl`` (empty if it is missing). The
+    held-out rollouts keep only ``needs_zoom``, which does not tell the two no-need kinds apart."""
+    path = out / "warm" / "heldout_prompts.jsonl"
+    if not path.is_file():
+        return {}
+    kinds: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        text = " ".join(
+            part.get("text", "")
+            for turn in rec["prompt"]
+            if turn.get("role") == "user"
+            for part in turn.get("content", [])
+            if isinstance(part, dict)
+        )
+        if "small tag" in text:
+            kinds[rec["id"]] = "tag"
+        elif "fills the most cells" in text:
+            kinds[rec["id"]] = "majority"
+        else:
+            kinds[rec["id"]] = "background"
+    return kinds
+
+
+def tool_on_share_of_kind(result: Any, kinds: dict[str, str], kind: str) -> float | None:
+    """Share of ``result``'s held-out rollouts of one kind of question that chose ``<tool_on>``."""
+    modes = [r.mode for r in result.rollouts if kinds.get(r.id) == kind]
+    return sum(m == "tool_on" for m in modes) / len(modes) if modes else None
 
 
 def release_shares(r: VariantResult, window: int = 5) -> dict[str, float | None]:
@@ -593,29 +639,64 @@ SEED_COLUMNS = (
     ("train_no_post", "rollouts' tool-on share, no-need, last 5 steps (released)"),
 )
 
+EXTRA_COLUMNS = (
+    ("on_majority", "GRPO tool-on, majority questions"),
+    ("on_background", "GRPO tool-on, background questions"),
+    ("no_amb_tail", "no-AMB run: rollouts' tool-on share, last 20% of steps"),
+)
+"""Columns after "first three goals met" (added for issue 39, so the earlier columns keep their
+places): the no-need share split by kind, and the no-AMB run's training share."""
+
 
 def seeds_table(runs: dict[int, Path]) -> list[str]:
     """Markdown: each seed's values, then the mean and spread (min-max) over the seeds that ran.
     A seed whose directory holds no result shows ``did not run`` in each missing cell."""
     recs = {seed: seed_summary(path) if path.is_dir() else {} for seed, path in runs.items()}
-    head = "| seed | " + " | ".join(label for _, label in SEED_COLUMNS) + " | first three goals met |"
-    lines = [head, "|" + "---|" * (len(SEED_COLUMNS) + 2)]
-    for seed, rec in recs.items():
+    head = (
+        "| seed | "
+        + " | ".join(label for _, label in SEED_COLUMNS)
+        + " | first three goals met | split goal (all three) | "
+        + " | ".join(label for _, label in EXTRA_COLUMNS)
+        + " | no-AMB collapsed to `<tool_off>` (<= 0.1) |"
+    )
+    lines = [head, "|" + "---|" * (len(SEED_COLUMNS) + len(EXTRA_COLUMNS) + 4)]
+
+    def value_cells(rec: dict[str, Any], columns: Sequence[tuple[str, str]]) -> list[str]:
         cells = []
-        for key, _ in SEED_COLUMNS:
+        for key, _ in columns:
             v = rec.get(key)
             cells.append("did not run" if v is None else (str(v) if key == "crop_steps" else f"{v:.2f}"))
+        return cells
+
+    def yes_no(v: bool | None) -> str:
+        return "did not run" if v is None else ("**yes**" if v else "no")
+
+    for seed, rec in recs.items():
         met = rec.get("goals_met")
         lines.append(
-            f"| {seed} | " + " | ".join(cells) + f" | {'did not run' if met is None else f'{met} of 3'} |"
+            f"| {seed} | "
+            + " | ".join(value_cells(rec, SEED_COLUMNS))
+            + f" | {'did not run' if met is None else f'{met} of 3'} | {yes_no(rec.get('split_met'))} | "
+            + " | ".join(value_cells(rec, EXTRA_COLUMNS))
+            + f" | {yes_no(rec.get('no_amb_off'))} |"
         )
     for label, fn in (
         ("mean", lambda vs: f"{sum(vs) / len(vs):.2f}"),
         ("spread (min-max)", lambda vs: f"{min(vs):.2f}-{max(vs):.2f}"),
     ):
         cells = []
-        for key, _ in SEED_COLUMNS:
-            vs = [float(r[key]) for r in recs.values() if r.get(key) is not None]
-            cells.append(fn(vs) + f" (n={len(vs)})" if vs else "n/a")
-        lines.append(f"| {label} | " + " | ".join(cells) + " | |")
+        for key, _ in (*SEED_COLUMNS, ("", ""), ("", ""), *EXTRA_COLUMNS):
+            vs = [float(r[key]) for r in recs.values() if key and r.get(key) is not None]
+            cells.append(fn(vs) + f" (n={len(vs)})" if vs else ("" if not key else "n/a"))
+        counts = {
+            k: [r[k] for r in recs.values() if r.get(k) is not None] for k in ("split_met", "no_amb_off")
+        }
+        if label == "mean":
+            # The goal counts: seeds that met each, of the seeds where it was measured.
+            n = len(SEED_COLUMNS)
+            cells[n + 1] = f"{sum(counts['split_met'])} of {len(counts['split_met'])} seeds"
+            cells.append(f"{sum(counts['no_amb_off'])} of {len(counts['no_amb_off'])} seeds")
+        else:
+            cells.append("")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines

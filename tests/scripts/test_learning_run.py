@@ -246,6 +246,71 @@ def test_accuracy_goal_compares_with_the_best_of_three_warm_up_scores_and_seeds_
     assert "| 0.25 | did not run | 0.08 |" in rows["2"]
 
 
+def test_seeds_table_splits_no_need_by_kind_and_counts_the_split_and_no_amb_goals(tmp_path: Path) -> None:
+    from autotool_learning.report import seeds_table
+    from autotool_learning.run import Evaluation, VariantResult, write_prompts
+
+    from eviseek.train.autotool_config import load_config
+    from eviseek.train.policy_eval import HeldOutResult, HeldOutRollout
+
+    out = tmp_path / "s5"
+    _save_seed(out, greedy=0.55, always=0.70, never=0.60, grpo=0.75, on_need=1.0)
+    # The held-out prompts as the run writes them, for one row of each kind of question.
+    grid = TagGridConfig(**{**GRID, "zoom_share": 0.4, "hurt_share": 0.4})
+    rows = tag_grid_rows(12, seed=7, config=grid)
+    kinds = [r.extra_info["kind"] for r in rows]
+    picked = [rows[kinds.index(k)] for k in ("tag", "majority", "background")]
+    # Coordinates in original pixels need no image processor to write the prompts.
+    config = Path(__file__).resolve().parents[2] / "examples/configs/autotool_split_run.yaml"
+    cfg = load_config(config, {"zoom.coordinates": "original"})
+    write_prompts(out / "warm" / "heldout_prompts.jsonl", cfg, object(), picked)
+
+    def rollout(row_id: str, mode: str) -> HeldOutRollout:
+        return HeldOutRollout(
+            id=row_id,
+            needs_zoom=None,
+            mode=mode,
+            answer="x",
+            correct=True,
+            calls=0,
+            valid_calls=0,
+            output_tokens=1,
+            seconds=0.0,
+        )
+
+    # autotool zooms on the tag question and the background one, not on the majority one.
+    result = VariantResult.model_validate_json((out / "autotool" / "result.json").read_text())
+    modes = {"tag": "tool_on", "majority": "tool_off", "background": "tool_on"}
+    assert result.heldout is not None
+    result.heldout.free.rollouts = [rollout(r.id, modes[r.extra_info["kind"]]) for r in picked]
+    (out / "autotool" / "result.json").write_text(result.model_dump_json())
+    # The no-AMB run's rollouts end at a tool-on share of 0.05 (last 20% of ten steps: two).
+    no_amb = VariantResult(
+        name="no_amb",
+        preset="no_amb",
+        steps=10,
+        train_seconds=1.0,
+        series={"autotool/tool_on_share": [0.3] * 8 + [0.1, 0.0]},
+        heldout=Evaluation(free=HeldOutResult(stats={"tool_on_share": 0.0})),
+    )
+    (out / "no_amb").mkdir()
+    (out / "no_amb" / "result.json").write_text(no_amb.model_dump_json())
+
+    lines = seeds_table({5: out, 6: tmp_path / "s6"})
+
+    def cells(line: str) -> int:  # a label's escaped "\\|" is no cell border
+        return len(re.findall(r"(?<!\\)\|", line))
+
+    assert cells(lines[0]) == cells(lines[1])  # as many header cells as columns
+    rows_by_seed = {line.split("|")[1].strip(): line for line in lines[2:]}
+    assert all(cells(line) == cells(lines[0]) for line in rows_by_seed.values())
+    # All three goals met (0.75 >= the best warm-up 0.70): the split counts; majority 0.00 and
+    # background 1.00 tool-on; the no-AMB run's last 20% at 0.05 is a collapse to <tool_off>.
+    assert "| 3 of 3 | **yes** | 0.00 | 1.00 | 0.05 | **yes** |" in rows_by_seed["5"]
+    assert rows_by_seed["6"].rstrip().endswith("| did not run | did not run |")
+    assert "1 of 1 seeds" in rows_by_seed["mean"] and rows_by_seed["mean"].count("1 of 1 seeds") == 2
+
+
 @pytest.mark.slow
 def test_crop_check_extends_the_crop_phase_to_its_cap_or_stops_once_it_passes(tmp_path: Path) -> None:
     check_data = {"tag_grid": {"n": 6, "seed": 9, **GRID}}
