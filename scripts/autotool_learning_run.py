@@ -198,6 +198,12 @@ def main() -> None:
         help="S1,S2,...: write only the across-seeds table of runs OUT/s<S> (made with --seed S "
         "--out OUT/s<S>) into --report's generated block 'seeds'",
     )
+    p.add_argument(
+        "--seeds-block",
+        default="seeds",
+        help="name of the generated block --seeds-table writes (default 'seeds', the learning run's "
+        "table; the split task's is 'split_seeds')",
+    )
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -229,7 +235,7 @@ def main() -> None:
 
 def write_seeds_table(args: argparse.Namespace) -> None:
     """The across-seeds table (``learning_report.seeds_table``) with each seed's run time, written
-    into the report's generated block ``seeds`` (hand-written text around it is kept)."""
+    into the report's generated block ``--seeds-block`` (hand-written text around it is kept)."""
     from autotool_learning.report import replace_generated, seeds_table
 
     seeds = [int(s) for s in args.seeds_table.split(",") if s]
@@ -245,9 +251,10 @@ def write_seeds_table(args: argparse.Namespace) -> None:
             )
         else:
             lines.append(f"| {s} | did not finish | |")
-    report = report_for("seeds", args.report)
-    replace_generated(report, "seeds", [*seeds_table(runs), "", *lines])
-    print(f"seeds table: {report} (its generated block 'seeds'; the rest of the file is kept)")
+    block = args.seeds_block
+    report = report_for(block, args.report)
+    replace_generated(report, block, [*seeds_table(runs), "", *lines])
+    print(f"seeds table: {report} (its generated block '{block}'; the rest of the file is kept)")
 
 
 def _write_run_time(out: Path, start: float, load0: float, warmed: bool) -> None:

@@ -436,3 +436,30 @@ def test_a_regeneration_writes_where_the_block_is_and_links_the_plots_from_there
     write_report(out, deep, command="x", figures=docs / "figures")
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", deep.read_text())
     assert links and all(link.startswith("../figures/") and (deep.parent / link).is_file() for link in links)
+
+
+def test_the_seeds_table_of_another_task_goes_into_its_own_block(tmp_path: Path) -> None:
+    """``--seeds-block`` names the block: the split task's table must not overwrite the learning
+    run's ``seeds`` block in the same page."""
+    import subprocess
+    import sys
+
+    from autotool_learning.report import GENERATED_BEGIN, GENERATED_END
+
+    root = Path(__file__).resolve().parents[2]
+    _save_seed(tmp_path / "s5", greedy=0.55, always=0.70, never=0.60, grpo=0.75, on_need=1.0)
+    report = tmp_path / "page.md"
+    old = (
+        GENERATED_BEGIN.format(name="seeds")
+        + "\nthe learning run's table\n"
+        + GENERATED_END.format(name="seeds")
+    )
+    report.write_text("# Page\n\n" + old + "\n\nBy hand.\n", encoding="utf-8")
+    cmd = [sys.executable, str(root / "scripts/autotool_learning_run.py"), "--seeds-table", "5,6"]
+    cmd += ["--out", str(tmp_path), "--report", str(report), "--seeds-block", "split_seeds"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = report.read_text(encoding="utf-8")
+    assert old in text and "By hand." in text  # the other block and the hand-written text kept
+    block = text.split(GENERATED_BEGIN.format(name="split_seeds"), 1)[1]
+    assert "| 5 |" in block and "| 6 | did not finish | |" in block and "split goal (all three)" in block
