@@ -394,7 +394,7 @@ def test_the_docs_hold_each_generated_block_once_in_the_page_the_script_writes()
     import autotool_learning_run as script
     from autotool_learning.report import GENERATED_BEGIN, GENERATED_END
 
-    for block in ("run", "seeds"):
+    for block in ("run", "seeds", "split_seeds"):
         begin, end = GENERATED_BEGIN.format(name=block), GENERATED_END.format(name=block)
         holders = [p for p in script.REPORT_PAGES if begin in p.read_text(encoding="utf-8")]
         assert holders == [script.report_for(block, None)], block
