@@ -200,6 +200,18 @@ def floor_labels(rgb: np.ndarray) -> np.ndarray:
     return np.where(wall, -1, label)
 
 
+def labels_of(view: View) -> np.ndarray:
+    """:func:`floor_labels` of ``view``'s pixels, computed once per view (the room reading, the
+    doorway placing and the open-floor steering all read them)."""
+    assert view.rgb is not None
+    hit = view.__dict__.get("_floor_labels")
+    if isinstance(hit, np.ndarray):
+        return hit
+    out = floor_labels(view.rgb)
+    view.__dict__["_floor_labels"] = out
+    return out
+
+
 def read_view(view: View) -> HouseView:
     """The room under the camera, the floors in view and the small objects in ``view``."""
     assert view.rgb is not None
@@ -208,7 +220,7 @@ def read_view(view: View) -> HouseView:
         return hit
     h, w = view.rgb.shape[:2]
     names = list(FLOOR_LOOKS)
-    label = floor_labels(view.rgb)
+    label = labels_of(view)
     counts = np.bincount(label[label >= 0].ravel(), minlength=len(names))
     rooms = {names[i]: int(c) for i, c in enumerate(counts) if c > 0}
     band = label[int(h * 0.8) :, w // 4 : 3 * w // 4]
@@ -598,8 +610,11 @@ _MAP_DOORS = re.compile(r"doorways ([a-z /,]+)")
 
 
 def map_note(views: list[HouseView]) -> str:
-    """The rooms and doorways ``views`` show, in the words :func:`read_map` reads back."""
-    rooms = list(dict.fromkeys(v.room for v in views if v.room is not None))
+    """The rooms and doorways ``views`` show, in the words :func:`read_map` reads back. Rooms
+    come most-shown first (ties in the order seen): of a turn round, most views show the floor of
+    the room the agent stands in, and the first room named is read back as that room."""
+    counted = Counter(v.room for v in views if v.room is not None)
+    rooms = sorted(dict.fromkeys(v.room for v in views if v.room is not None), key=lambda r: -counted[r])
     doors = list(dict.fromkeys(" / ".join(sorted(p)) for v in views for p in v.links))
     text = f"in the {' then in the '.join(rooms)}" if rooms else "in an unknown room"
     return text + (f"; doorways {', '.join(doors)}" if doors else "")
@@ -626,8 +641,7 @@ direction, for the way to count as open (less: a wall or furniture right ahead).
 def floor_reach(view: View) -> np.ndarray:
     """Per column, how far up from the bottom edge the floor runs unbroken (share of the height):
     the nearer a wall or piece of furniture stands in that direction, the lower it is."""
-    assert view.rgb is not None
-    label = floor_labels(view.rgb)
+    label = labels_of(view)
     h = label.shape[0]
     floor = label[::-1] >= 0  # bottom row first
     return np.where(floor.all(axis=0), h, np.argmin(floor, axis=0)) / h

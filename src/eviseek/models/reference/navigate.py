@@ -20,9 +20,10 @@ its own working memory (the notes it kept with its views).
 
 from __future__ import annotations
 
+import math
 import re
 
-from eviseek.models.reference import house
+from eviseek.models.reference import house, house_walk
 from eviseek.models.reference.task import Task
 from eviseek.models.reference.vision import View
 
@@ -63,62 +64,264 @@ def visited_rooms(lines: list[str]) -> set[str]:
     return house.read_map(lines).visited
 
 
-ENTER_STEPS = 8
-"""Steps (2 m) walked on into the target room when its floor first fills the bottom of the view
-(that floor lies a metre or two ahead); the memory line of that GOTO, unblocked, marks the room
-as entered."""
-_ASIDE = "the way ahead is blocked; step aside"
-_ASIDE_ARGS = "'degrees': 60, 'steps': 2}"
-_ENTER = f"GOTO {{'direction': 'ahead', 'steps': {ENTER_STEPS}}}"
+def _pose(meta_pose: object) -> house_walk.Pose2 | None:
+    """The dead-reckoned pose the seeker was told (``None`` when absent or unreadable)."""
+    if not isinstance(meta_pose, dict):
+        return None
+    try:
+        return house_walk.Pose2(
+            float(meta_pose["x"]), float(meta_pose["y"]), float(meta_pose.get("yaw", 0.0))
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+START_SWEEPS = 4
+"""Quarter-turn sweeps that open a house episode (a full turn at 30 degrees a turn)."""
+DOOR_TRIES = 3
+"""Blocked legs toward one doorway after which the policy tries other doorways first (ours)."""
+SWEEPS_IN_TARGET = 2
+"""Half-turn sweeps taken on first standing in the target room (two make a full turn)."""
+MORE_SWEEPS_IN_TARGET = 4
+"""Sweeps allowed in the target room in all, from new spots, while its evidence is not found."""
 
 
 def house_intent(
-    ask: house.HouseAsk, view: View, memory: list[str], trail: list[str], remaining: int
+    ask: house.HouseAsk,
+    view: View,
+    memory: list[str],
+    trail: list[str],
+    remaining: int,
+    pose: house_walk.Pose2 | None = None,
 ) -> tuple[str, dict[str, object], str]:
     """EviSeek's next intent for a house question.
 
-    The floor at the bottom of the frame lies a metre or two ahead, so a view can show the
-    target room before the agent stands in it: the policy first walks on into it, then turns
-    round (two half-turn sweeps) once there. Otherwise it heads for the goal
-    :func:`house.goal_x` picks on the map the notes record, turning only when the goal lies more
-    than 20 degrees off centre (whole 30-degree turns), else walking three steps; with no goal in
-    view, or after a blocked move, it heads for the most open floor in view
-    (:func:`house.open_way`), and turns right by 90 degrees when there is none."""
+    The room underfoot comes from the walk so far (:func:`house_walk.room_now`: the room the
+    last walk led into once the agent passed the crossing), not from the floor at the bottom of
+    the frame, which lies 1.5-2 m ahead. Doorways are placed on the ground by dead reckoning
+    (:func:`house_walk.door_in_view`) and kept in the intent arguments, so the policy walks to
+    the next doorway on the known route to the target room (else to one into a room not yet
+    entered, the one it was already heading for first), lines up square to it and walks through
+    (:func:`house_walk.leg_through`). In the target room it turns round once, then walks up to
+    the small things it cannot yet read. With no doorway placed, it heads for a room's floor in
+    view, else the most open floor; a blocked leg is walked the other way round once, then met
+    by stepping aside."""
+    pose = pose or house_walk.Pose2(0.0, 0.0, 0.0)
     seen = house.read_view(view)
-    here = seen.room
-    blocked = _FAILED.search((trail or [""])[-1]) is not None
-    if blocked:
-        # Something the floor check missed is in the way (a door jamb, a table's overhang): turn
-        # toward the freer side and walk on past it; blocked again, keep turning the same way,
-        # so repeated blocks add up to turning round rather than swinging back and forth.
-        last = (memory or [""])[-1]
-        again = last.startswith("GOTO") and _ASIDE_ARGS in last and _FAILED.search(last) is not None
-        side = ("left" if "'direction': 'left'" in last else "right") if again else house.freer_side(view)
-        return "GOTO", {"direction": side, "degrees": 60, "steps": 2}, _ASIDE
-    if here is not None and here == ask.target_room:
-        entered = any(
-            m.startswith(_ENTER) and f"in the {here}" in m and not _FAILED.search(m) for m in memory
+    mem = house_walk.recall(memory)
+    here = house_walk.room_now(mem, pose) or seen.room
+    target = ask.target_room
+    placed: dict[frozenset[str], house_walk.Door] = {}
+    if here is not None:
+        for other in seen.rooms:
+            if other != here:
+                in_view = house_walk.door_in_view(view, pose, here, other)
+                if in_view is not None:
+                    placed[in_view.rooms] = in_view
+    doors = house_walk.square_up({**mem.doors, **placed})
+    base: dict[str, object] = {"at": f"{pose.x:+.2f},{pose.y:+.2f}", "in": here or "unknown"}
+    if placed:
+        base["doors"] = "; ".join(d.text() for d in placed.values())
+
+    def goto(args: dict[str, object], why: str, **extra: object) -> tuple[str, dict[str, object], str]:
+        return "GOTO", {**args, **base, **extra}, why
+
+    prev = house_walk.intent_args(memory[-1]) if memory else None
+
+    def face(side: str, degrees: int, why: str) -> tuple[str, dict[str, object], str]:
+        if prev is not None and prev[0] == "FACE" and prev[1].get("direction") not in (side, None):
+            # Never turn straight back: two goals either side of the centre would swing the view
+            # left and right forever. Walk toward what is ahead, else keep turning the same way.
+            way, reach = house.open_way(view)
+            if reach >= house.OPEN_MIN_SHARE and house.steer(way)[0] == "ahead":
+                return "GOTO", {"direction": "ahead", "steps": 3, **base}, "keep the heading; walk on"
+            side = str(prev[1].get("direction"))
+        return (
+            "FACE",
+            {"direction": side, "degrees": degrees, **({"doors": base["doors"]} if "doors" in base else {})},
+            why,
         )
-        swept = sum(1 for m in memory if m.startswith("SWEEP") and f"in the {here}" in m)
-        last = (memory or [""])[-1]
-        if not entered:
-            walk_in = f"the {here} lies ahead: walk into it"
-            return "GOTO", {"direction": "ahead", "steps": ENTER_STEPS}, walk_in
-        if swept < 2 and not last.startswith("SWEEP"):
-            return "SWEEP", {"direction": "left", "turns": 6}, f"in the {here}: turn round to see all of it"
-    x, why = house.goal_x(ask, view, house.read_map(memory))
-    if x is not None:
-        side, turns = house.steer(x)
-        if side in ("left", "right"):
-            return "FACE", {"direction": side, "degrees": 30 * turns}, why
-        return "GOTO", {"direction": "ahead", "steps": 3}, why
-    way, reach = house.open_way(view)
-    if reach < house.OPEN_MIN_SHARE:
-        return "FACE", {"direction": "right", "degrees": 90}, "no open floor ahead; turn away"
-    side, turns = house.steer(way)
+
+    if len(memory) >= 4 and all(m.startswith("FACE") for m in memory[-4:]):
+        # Four turns on the spot and nothing to walk to: walk anyway, toward the most open floor
+        # (a blocked step then takes the agent aside), rather than turn round for ever.
+        return "GOTO", {"direction": "ahead", "steps": 2, **base}, "turned enough; walk on"
+    visited = set(mem.rooms) | ({here} if here else set())
+    last = mem.moves[-1] if mem.moves else None
+    blocked = mem.last_failed and mem.last_intent == "GOTO"
+    fails = 0
+    for m in reversed(mem.moves):
+        if not m.failed:
+            break
+        fails += 1
+    if blocked and (fails >= 2 or last is None or last.door is None):
+        # Something in the way the floor check missed (a jamb, a table's overhang): turn toward
+        # the freer side and walk on; blocked again, keep turning the same way.
+        side = house.freer_side(view)
+        if fails >= 2 and memory:
+            prev = house_walk.intent_args(memory[-1])
+            if prev is not None and prev[1].get("aside"):
+                side = str(prev[1].get("direction", side))
+        return goto({"direction": side, "degrees": 60, "steps": 2}, _ASIDE, aside=1)
+
+    if target is not None and here == target:
+        sweeps = sum(
+            1
+            for m in memory
+            if (got := house_walk.intent_args(m)) and got[0] == "SWEEP" and got[1].get("in") == here
+        )
+        last_line = memory[-1] if memory else ""
+        if sweeps < SWEEPS_IN_TARGET or (
+            sweeps < MORE_SWEEPS_IN_TARGET and sweeps % 2 == 1 and last_line.startswith("SWEEP")
+        ):
+            return (
+                "SWEEP",
+                {"direction": "left", "turns": 6, "in": here},
+                f"in the {here}: turn round to see all of it",
+            )
+        x, why = _inside_goal(ask, seen, here)
+        if x is not None:
+            side, turns = house.steer(x)
+            if side in ("left", "right"):
+                return face(side, 30 * turns, why)
+            return goto({"direction": "ahead", "steps": 2}, why, target="the thing to read")
+        if sweeps < MORE_SWEEPS_IN_TARGET and not last_line.startswith("GOTO"):
+            way, reach = house.open_way(view)
+            side, turns = house.steer(way)
+            if reach >= house.OPEN_MIN_SHARE and side == "ahead":
+                steps = 4
+                ahead = house_walk.floor_ahead(view, here, steps * house_walk.STEP_M)
+                if ahead is not None:
+                    steps = max(1, int((ahead[1] - 0.5) / house_walk.STEP_M))
+                return goto({"direction": "ahead", "steps": steps}, f"a new spot in the {here} to look from")
+            if reach >= house.OPEN_MIN_SHARE:
+                return face(side, 30 * turns, f"toward open floor in the {here}")
+            return face("right", 90, "no open floor ahead; turn away")
+        if sweeps < MORE_SWEEPS_IN_TARGET:
+            return (
+                "SWEEP",
+                {"direction": "left", "turns": 6, "in": here},
+                f"in the {here}: look round from here",
+            )
+        return "DONE", {}, f"looked round the {here} from {sweeps // 2} spots"
+
+    if ask.kind == "location":
+        far = [o for o in [*seen.objects, *seen.unread] if o.colour == ask.colour and not o.near]
+        if far:
+            o = max(far, key=lambda o: o.area)
+            side, turns = house.steer(o.x)
+            why = f"walk up to the {o.colour} thing to read it"
+            if side in ("left", "right"):
+                return face(side, 30 * turns, why)
+            return goto({"direction": "ahead", "steps": 2}, why, target=f"the {o.colour} thing")
+        if here is not None and here not in _swept_rooms(memory) and mem.moves:
+            return (
+                "SWEEP",
+                {"direction": "left", "turns": 6, "in": here},
+                f"in the {here}: turn round to see it",
+            )
+
+    # Where to go next: the doorway to the next room on the known route to the target room, else
+    # a doorway into a room not yet entered (the one already headed for first, then the nearest).
+    known = house.read_map(memory)
+    known.doors |= set(doors) | set(seen.links)
+    known.visited |= visited
+    # Doorways whose legs were blocked again and again (furniture in the way): try others first.
+    tries: dict[str, int] = {}
+    for m in mem.moves:
+        if m.door is not None and m.failed:
+            tries[m.door] = tries.get(m.door, 0) + 1
+    hard = {k for k in doors if tries.get(_door_key(k), 0) >= DOOR_TRIES}
+    door: house_walk.Door | None = None
+    into: str | None = None
+    if here is not None and target is not None:
+        route = known.route(here, target)
+        if (
+            route is not None
+            and len(route) >= 2
+            and frozenset((here, route[1])) in doors
+            and frozenset((here, route[1])) not in hard
+        ):
+            door, into = doors[frozenset((here, route[1]))], route[1]
+    if door is None and here is not None:
+        fresh = {
+            k: d for k, d in doors.items() if here in k and not (k - {here}) <= visited and k not in hard
+        }
+        if target is not None:
+            fresh = {k: d for k, d in fresh.items() if target in k} or fresh
+        if fresh:
+            committed = next((k for k in fresh if last is not None and last.door == _door_key(k)), None)
+            key = committed or min(fresh, key=lambda k: math.hypot(fresh[k].x - pose.x, fresh[k].y - pose.y))
+            door, into = fresh[key], next(iter(key - {here}))
+    if door is not None and into is not None:
+        swap = blocked and last is not None and last.door == _door_key(door.rooms)
+        leg = house_walk.leg_through(door, pose, into, swap_order=swap)
+        why = f"the doorway to the {into}" + (
+            f", on the way to the {target}" if target and target != into else ""
+        )
+        if leg is None:
+            # Already past its threshold by the map: the room ahead is the one entered.
+            return goto(
+                {"direction": "ahead", "steps": 2}, why, door=_door_key(door.rooms), enter=into, cross=0.0
+            )
+        extra: dict[str, object] = {"door": _door_key(door.rooms), "target": f"the doorway to the {into}"}
+        if leg.crossing:
+            extra.update(enter=into, cross=round(float(leg.cross_m or 0.0), 2))
+        return goto(house_walk.goto_args(leg), why, **extra)
+
+    # No doorway placed: head for the target room's floor, or a room not yet entered, in view.
+    x, why = None, ""
+    if target is not None and target in seen.floor_x and target != here:
+        x, why = seen.floor_x[target], f"the {target} shows that way"
+    else:
+        fresh_floor = [r for r in seen.floor_x if r not in visited and r != here]
+        if fresh_floor:
+            r = max(fresh_floor, key=lambda r: seen.rooms.get(r, 0))
+            x, why = seen.floor_x[r], f"a room not yet entered ({r}) shows that way"
+    if x is None:
+        way, reach = house.open_way(view)
+        if reach < house.OPEN_MIN_SHARE:
+            return face("right", 90, "no open floor ahead; turn away")
+        x, why = way, "walk on over open floor to see more of the house"
+    side, turns = house.steer(x)
     if side in ("left", "right"):
-        return "FACE", {"direction": side, "degrees": 30 * turns}, "turn toward the most open floor"
-    return "GOTO", {"direction": "ahead", "steps": 4}, "walk on over open floor to see more of the house"
+        return face(side, 30 * turns, why)
+    steps = 4
+    extra = {}
+    ahead = house_walk.floor_ahead(view, here, steps * house_walk.STEP_M + 1.0)
+    if ahead is not None:
+        steps = min(house_walk.MAX_STEPS, int((ahead[1] + 1.0) / house_walk.STEP_M))
+        extra = {"enter": ahead[0], "cross": round(ahead[1], 2)}
+    return goto({"direction": "ahead", "steps": steps}, why, **extra)
+
+
+_ASIDE = "the way ahead is blocked; step aside"
+
+
+def _door_key(rooms: frozenset[str]) -> str:
+    return "/".join(sorted(rooms))
+
+
+def _swept_rooms(memory: list[str]) -> set[str]:
+    """Rooms the policy has turned round in (its sweeps record the room they were taken in)."""
+    out: set[str] = set()
+    for m in memory:
+        got = house_walk.intent_args(m)
+        if got is not None and got[0] == "SWEEP" and got[1].get("in") in house.FLOOR_LOOKS:
+            out.add(str(got[1]["in"]))
+    return out
+
+
+def _inside_goal(ask: house.HouseAsk, seen: house.HouseView, here: str) -> tuple[float | None, str]:
+    """In the target room: the far thing of the named kind (else any unread blob) to walk up to."""
+    if ask.kind not in ("attribute", "counting", "existence", "relation", "location"):
+        return None, f"in the {here}"
+    far = [o for o in seen.objects if ask.category in (None, o.category) and not o.near]
+    far = [o for o in far or seen.unread if o.room in (here, None)]
+    if not far:
+        return None, f"in the {here}"
+    o = max(far, key=lambda o: o.area)
+    return o.x, f"walk up to the {o.colour} {o.category or 'thing'} to read it"
 
 
 def nav_intent(
@@ -128,15 +331,28 @@ def nav_intent(
     trail: list[str],
     remaining: int,
     ask: house.HouseAsk | None = None,
+    pose: object = None,
 ) -> tuple[str, dict[str, object], str]:
-    """EviSeek's next intent in a navigation world: ``(intent, args, why)``."""
+    """EviSeek's next intent in a navigation world: ``(intent, args, why)``. ``pose`` is the
+    dead-reckoned pose the seeker was shown (a :class:`~eviseek.types.Pose` as a dict)."""
     if remaining <= 0:
         return "DONE", {}, "no steps left"
+    if ask is not None:
+        looked = sum(1 for m in memory if m.startswith("SWEEP") and "'saw'" in m)
+        if looked < START_SWEEPS:
+            # A full turn in quarter turns, each recording the floor that fills the bottom rows
+            # of the view it starts from: summed over the four sides, the start room's floor
+            # wins even when the agent starts by a doorway and looks into the next room.
+            saw = house_walk.bottom_floors(view)
+            return (
+                "SWEEP",
+                {"direction": "left", "turns": 3, "saw": saw},
+                "scan the room around the current spot",
+            )
+        return house_intent(ask, view, memory, trail, remaining, _pose(pose))
     swept = sum(1 for m in memory if m.startswith("SWEEP"))
     if swept < 2:
         return "SWEEP", {"direction": "left", "turns": 6}, "scan the room around the current spot"
-    if ask is not None:
-        return house_intent(ask, view, memory, trail, remaining)
     side = target_side(task, view)
     if side is not None and target_size(task, view) >= 0.2:
         return "DONE", {}, "the named object fills much of the view"

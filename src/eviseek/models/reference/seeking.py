@@ -26,7 +26,9 @@ def seek(req: Request) -> dict[str, Any]:
     if view is None:
         return Intent("BLOCKED", reasoning="no current view was shown").reply()
     if navigate.is_navigation(offered):
-        name, args, why = navigate.nav_intent(req.task, view, memory, req.trail, remaining, req.house)
+        name, args, why = navigate.nav_intent(
+            req.task, view, memory, req.trail, remaining, req.house, req.meta.get("pose")
+        )
         nav_reply = Intent(name, dict(args), reasoning=why).reply()
         if req.meta.get("ask_keep"):
             nav_reply.update(_seek_keep(req, view))
