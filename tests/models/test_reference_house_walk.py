@@ -13,6 +13,7 @@ from eviseek.envs.house.questions import build_question
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.models.reference import house, house_walk, navigate
 from eviseek.models.reference.house_walk import Door, Pose2
+from eviseek.models.reference.task import read_task
 from eviseek.models.reference.vision import analyse, analyse_array
 from eviseek.types import Action
 
@@ -172,3 +173,42 @@ def test_the_policy_never_turns_straight_back(monkeypatch: pytest.MonkeyPatch) -
     ]
     name, args, _ = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 0.0, -30.0))
     assert not (name == "FACE" and args.get("direction") == "left")
+
+
+def test_a_house_episode_opens_with_four_quarter_turns_that_record_the_floor() -> None:
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    rgb = np.zeros((64, 64, 3), dtype=np.uint8)
+    rgb[48:] = house.FLOOR_LOOKS["kitchen"]
+    view = analyse_array(rgb)
+    task = read_task("What colour is the cup in the bedroom?", {})
+    memory: list[str] = []
+    for _ in range(4):
+        pose = {"x": 0.0, "y": 0.0, "yaw": 0.0}
+        name, args, _ = navigate.nav_intent(task, view, memory, [], 100, ask, pose)
+        assert name == "SWEEP" and args["turns"] == 3
+        assert house_walk.read_floors(str(args["saw"])) == {"kitchen": 1.0}
+        memory.append(f"SWEEP {args}: 3 action(s); nothing kept")
+    assert house_walk.recall(memory).start == "kitchen"
+
+
+def test_with_no_doorway_placed_the_policy_looks_round_the_room_it_walked_into(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
+    seen = house.HouseView(room="office", rooms={"office": 900})
+    monkeypatch.setattr(house, "read_view", lambda v: seen)
+    memory = [
+        "GOTO {'direction': 'ahead', 'steps': 8, 'at': '+0.00,+0.00', 'in': 'kitchen', "
+        "'enter': 'office', 'cross': 1.0}: 8 action(s); nothing kept",
+    ]
+    name, args, why = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 0.0))
+    assert (name, args["turns"], args["in"]) == ("SWEEP", 3, "office"), why
+    # Mid-way through the look round it goes on turning; after four quarter turns it moves on.
+    quarter = "SWEEP {'direction': 'left', 'turns': 3, 'in': 'office'}: 3 action(s); nothing kept"
+    memory += [quarter]
+    assert navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 90.0))[0] == "SWEEP"
+    memory += [quarter] * 3
+    assert navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 0.0))[0] != "SWEEP"

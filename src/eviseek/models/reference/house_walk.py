@@ -219,6 +219,20 @@ def door_in_view(view: View, pose: Pose2, near: str, far: str) -> Door | None:
     return Door(frozenset((near, far)), round(cx, 2), round(cy, 2), 30.0 * round(through / 30.0))
 
 
+def doors_in_view(view: View, pose: Pose2) -> dict[frozenset[str], Door]:
+    """Every doorway ``view`` shows (any two floors that meet, :attr:`house.HouseView.links`),
+    placed by :func:`door_in_view`. A doorway is a doorway whichever room the agent stands in, so
+    one seen beyond the next room is placed too."""
+    out: dict[frozenset[str], Door] = {}
+    for pair in house.read_view(view).links:
+        a, b = sorted(pair)
+        found = [d for d in (door_in_view(view, pose, a, b), door_in_view(view, pose, b, a)) if d is not None]
+        if found:
+            # The nearer floor lies below the threshold: the order that found a run is the right one.
+            out[pair] = min(found, key=lambda d: math.hypot(d.x - pose.x, d.y - pose.y))
+    return out
+
+
 def square_up(doors: dict[frozenset[str], Door]) -> dict[frozenset[str], Door]:
     """The doorways with their through-headings made consistent: a house's walls meet at right
     angles, so every doorway's through-heading is the same modulo 90 degrees. A heading read from

@@ -80,10 +80,11 @@ START_SWEEPS = 4
 """Quarter-turn sweeps that open a house episode (a full turn at 30 degrees a turn)."""
 DOOR_TRIES = 3
 """Blocked legs toward one doorway after which the policy tries other doorways first (ours)."""
-SWEEPS_IN_TARGET = 2
-"""Half-turn sweeps taken on first standing in the target room (two make a full turn)."""
-MORE_SWEEPS_IN_TARGET = 4
-"""Sweeps allowed in the target room in all, from new spots, while its evidence is not found."""
+SWEEPS_IN_TARGET = 4
+"""Quarter-turn sweeps taken on first standing in the target room (four make a full turn)."""
+MORE_SWEEPS_IN_TARGET = 8
+"""Quarter-turn sweeps allowed in the target room in all (two spots), while its evidence is not
+found."""
 
 
 def house_intent(
@@ -111,13 +112,7 @@ def house_intent(
     mem = house_walk.recall(memory)
     here = house_walk.room_now(mem, pose) or seen.room
     target = ask.target_room
-    placed: dict[frozenset[str], house_walk.Door] = {}
-    if here is not None:
-        for other in seen.rooms:
-            if other != here:
-                in_view = house_walk.door_in_view(view, pose, here, other)
-                if in_view is not None:
-                    placed[in_view.rooms] = in_view
+    placed = house_walk.doors_in_view(view, pose)
     doors = house_walk.square_up({**mem.doors, **placed})
     base: dict[str, object] = {"at": f"{pose.x:+.2f},{pose.y:+.2f}", "in": here or "unknown"}
     if placed:
@@ -125,6 +120,12 @@ def house_intent(
 
     def goto(args: dict[str, object], why: str, **extra: object) -> tuple[str, dict[str, object], str]:
         return "GOTO", {**args, **base, **extra}, why
+
+    def sweep(why: str) -> tuple[str, dict[str, object], str]:
+        # A quarter turn: the seeker sees the view each one starts from, so four of them show
+        # (and place the doorways of) the whole room with a 90-degree field of view.
+        extra = {"doors": base["doors"]} if "doors" in base else {}
+        return "SWEEP", {"direction": "left", "turns": 3, "in": here, **extra}, why
 
     prev = house_walk.intent_args(memory[-1]) if memory else None
 
@@ -165,20 +166,10 @@ def house_intent(
         return goto({"direction": side, "degrees": 60, "steps": 2}, _ASIDE, aside=1)
 
     if target is not None and here == target:
-        sweeps = sum(
-            1
-            for m in memory
-            if (got := house_walk.intent_args(m)) and got[0] == "SWEEP" and got[1].get("in") == here
-        )
+        sweeps = _sweeps_in(memory, here)
         last_line = memory[-1] if memory else ""
-        if sweeps < SWEEPS_IN_TARGET or (
-            sweeps < MORE_SWEEPS_IN_TARGET and sweeps % 2 == 1 and last_line.startswith("SWEEP")
-        ):
-            return (
-                "SWEEP",
-                {"direction": "left", "turns": 6, "in": here},
-                f"in the {here}: turn round to see all of it",
-            )
+        if sweeps < SWEEPS_IN_TARGET or (sweeps % 4 != 0 and sweeps < MORE_SWEEPS_IN_TARGET):
+            return sweep(f"in the {here}: turn round to see all of it")
         x, why = _inside_goal(ask, seen, here)
         if x is not None:
             side, turns = house.steer(x)
@@ -198,12 +189,8 @@ def house_intent(
                 return face(side, 30 * turns, f"toward open floor in the {here}")
             return face("right", 90, "no open floor ahead; turn away")
         if sweeps < MORE_SWEEPS_IN_TARGET:
-            return (
-                "SWEEP",
-                {"direction": "left", "turns": 6, "in": here},
-                f"in the {here}: look round from here",
-            )
-        return "DONE", {}, f"looked round the {here} from {sweeps // 2} spots"
+            return sweep(f"in the {here}: look round from here")
+        return "DONE", {}, f"looked round the {here} from {sweeps // 4} spots"
 
     if ask.kind == "location":
         far = [o for o in [*seen.objects, *seen.unread] if o.colour == ask.colour and not o.near]
@@ -214,12 +201,12 @@ def house_intent(
             if side in ("left", "right"):
                 return face(side, 30 * turns, why)
             return goto({"direction": "ahead", "steps": 2}, why, target=f"the {o.colour} thing")
-        if here is not None and here not in _swept_rooms(memory) and mem.moves:
-            return (
-                "SWEEP",
-                {"direction": "left", "turns": 6, "in": here},
-                f"in the {here}: turn round to see it",
-            )
+        if (
+            here is not None
+            and mem.moves
+            and (_sweeps_in(memory, here) % 4 != 0 or _sweeps_in(memory, here) == 0)
+        ):
+            return sweep(f"in the {here}: turn round to see it")
 
     # Where to go next: the doorway to the next room on the known route to the target room, else
     # a doorway into a room not yet entered (the one already headed for first, then the nearest).
@@ -269,6 +256,11 @@ def house_intent(
             extra.update(enter=into, cross=round(float(leg.cross_m or 0.0), 2))
         return goto(house_walk.goto_args(leg), why, **extra)
 
+    looks = _sweeps_in(memory, here)
+    if here is not None and mem.moves and (looks == 0 or (looks % 4 != 0 and memory[-1].startswith("SWEEP"))):
+        # No doorway to walk to: look round this room in quarter turns, so every doorway out of
+        # it is seen, and placed, from here.
+        return sweep(f"in the {here}: look round for its doorways")
     # No doorway placed: head for the target room's floor, or a room not yet entered, in view.
     x, why = None, ""
     if target is not None and target in seen.floor_x and target != here:
@@ -289,6 +281,15 @@ def house_intent(
     steps = 4
     extra = {}
     ahead = house_walk.floor_ahead(view, here, steps * house_walk.STEP_M + 1.0)
+    if (
+        ahead is not None
+        and ahead[0] in visited
+        and ahead[0] != target
+        and x is not None
+        and "open floor" in why
+    ):
+        # Open floor that leads back into a room already walked through: look elsewhere first.
+        return face("right", 90, f"the way ahead leads back into the {ahead[0]}; look elsewhere")
     if ahead is not None:
         steps = min(house_walk.MAX_STEPS, int((ahead[1] + 1.0) / house_walk.STEP_M))
         extra = {"enter": ahead[0], "cross": round(ahead[1], 2)}
@@ -302,14 +303,14 @@ def _door_key(rooms: frozenset[str]) -> str:
     return "/".join(sorted(rooms))
 
 
-def _swept_rooms(memory: list[str]) -> set[str]:
-    """Rooms the policy has turned round in (its sweeps record the room they were taken in)."""
-    out: set[str] = set()
+def _sweeps_in(memory: list[str], room: str | None) -> int:
+    """Quarter-turn sweeps taken in ``room`` (each records the room it was taken in)."""
+    n = 0
     for m in memory:
         got = house_walk.intent_args(m)
-        if got is not None and got[0] == "SWEEP" and got[1].get("in") in house.FLOOR_LOOKS:
-            out.add(str(got[1]["in"]))
-    return out
+        if got is not None and got[0] == "SWEEP" and got[1].get("in") == room:
+            n += 1
+    return n
 
 
 def _inside_goal(ask: house.HouseAsk, seen: house.HouseView, here: str) -> tuple[float | None, str]:
@@ -344,11 +345,12 @@ def nav_intent(
             # of the view it starts from: summed over the four sides, the start room's floor
             # wins even when the agent starts by a doorway and looks into the next room.
             saw = house_walk.bottom_floors(view)
-            return (
-                "SWEEP",
-                {"direction": "left", "turns": 3, "saw": saw},
-                "scan the room around the current spot",
-            )
+            args: dict[str, object] = {"direction": "left", "turns": 3, "saw": saw}
+            at = _pose(pose)
+            placed = house_walk.doors_in_view(view, at) if at is not None else {}
+            if placed:
+                args["doors"] = "; ".join(d.text() for d in placed.values())
+            return "SWEEP", args, "scan the room around the current spot"
         return house_intent(ask, view, memory, trail, remaining, _pose(pose))
     swept = sum(1 for m in memory if m.startswith("SWEEP"))
     if swept < 2:
