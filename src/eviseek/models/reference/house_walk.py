@@ -55,7 +55,9 @@ NEAR_DOOR_M = 5.0
 """Doorways seen further away than this are too uncertain to walk to by dead reckoning."""
 
 _AT = re.compile(r"^([+-]?\d+(?:\.\d+)?),([+-]?\d+(?:\.\d+)?)$")
-_DOOR = re.compile(r"^\s*([a-z ]+)/([a-z ]+)@([+-]?\d+(?:\.\d+)?),([+-]?\d+(?:\.\d+)?)>([+-]?\d+)\s*$")
+_DOOR = re.compile(
+    r"^\s*([a-z ]+)/([a-z ]+)@([+-]?\d+(?:\.\d+)?),([+-]?\d+(?:\.\d+)?)>([+-]?\d+)(?:~(\d+(?:\.\d+)?))?\s*$"
+)
 _LINE = re.compile(r"^([A-Z_]+) (\{.*?\}): ")
 _FAILED = re.compile(r"\b(fail|failed|blocked|bump|bumped|collid|cannot move|not possible)", re.I)
 
@@ -159,10 +161,13 @@ class Door:
     y: float
     through: float
     """A heading (whole 30-degree steps) that walks straight through it, in either direction."""
+    span: float = 0.0
+    """Metres of its threshold the view showed (a doorway is 1 m wide): the wider, the surer the
+    placing, since a jamb hiding part of the threshold pulls the centre toward the part seen."""
 
     def text(self) -> str:
         a, b = sorted(self.rooms)
-        return f"{a}/{b}@{self.x:+.2f},{self.y:+.2f}>{round(self.through):d}"
+        return f"{a}/{b}@{self.x:+.2f},{self.y:+.2f}>{round(self.through):d}~{self.span:.2f}"
 
 
 def door_in_view(view: View, pose: Pose2, near: str, far: str) -> Door | None:
@@ -216,7 +221,9 @@ def door_in_view(view: View, pose: Pose2, near: str, far: str) -> Door | None:
         if abs(wrap(square - toward)) > 90:
             square = wrap(square + 180)
         through = square
-    return Door(frozenset((near, far)), round(cx, 2), round(cy, 2), 30.0 * round(through / 30.0))
+    return Door(
+        frozenset((near, far)), round(cx, 2), round(cy, 2), 30.0 * round(through / 30.0), round(span, 2)
+    )
 
 
 def doors_in_view(view: View, pose: Pose2) -> dict[frozenset[str], Door]:
@@ -231,6 +238,19 @@ def doors_in_view(view: View, pose: Pose2) -> dict[frozenset[str], Door]:
             # The nearer floor lies below the threshold: the order that found a run is the right one.
             out[pair] = min(found, key=lambda d: math.hypot(d.x - pose.x, d.y - pose.y))
     return out
+
+
+SPAN_SLACK = 0.15
+"""A later placing of a doorway replaces an earlier one unless it saw this much less of the
+threshold (metres; ours)."""
+
+
+def better(old: Door | None, new: Door) -> Door:
+    """Of two placings of one doorway, the one that saw more of its threshold (the later one
+    unless it saw clearly less)."""
+    if old is None or new.span >= old.span - SPAN_SLACK:
+        return new
+    return old
 
 
 def square_up(doors: dict[frozenset[str], Door]) -> dict[frozenset[str], Door]:
@@ -250,7 +270,7 @@ def square_up(doors: dict[frozenset[str], Door]) -> dict[frozenset[str], Door]:
         if round(d.through) % 90 != phase:
             options = [wrap(phase + 90.0 * i) for i in range(4)]
             through = min(options, key=lambda h: abs(wrap(h - d.through)))
-            d = Door(d.rooms, d.x, d.y, through)
+            d = Door(d.rooms, d.x, d.y, through, d.span)
         out[k] = d
     return out
 
@@ -336,7 +356,8 @@ def parse_door(text: str) -> Door | None:
     a, b = m.group(1).strip(), m.group(2).strip()
     if a not in house.FLOOR_LOOKS or b not in house.FLOOR_LOOKS or a == b:
         return None
-    return Door(frozenset((a, b)), float(m.group(3)), float(m.group(4)), float(m.group(5)))
+    span = float(m.group(6)) if m.group(6) else 0.0
+    return Door(frozenset((a, b)), float(m.group(3)), float(m.group(4)), float(m.group(5)), span)
 
 
 def recall(memory: list[str]) -> Recall:
@@ -357,7 +378,7 @@ def recall(memory: list[str]) -> Recall:
         for text in str(args.get("doors", "")).split(";"):
             seen_door = parse_door(text)
             if seen_door is not None:
-                out.doors[seen_door.rooms] = seen_door
+                out.doors[seen_door.rooms] = better(out.doors.get(seen_door.rooms), seen_door)
         at = _AT.match(str(args.get("at", "")))
         if at is None:
             continue

@@ -113,7 +113,10 @@ def house_intent(
     here = house_walk.room_now(mem, pose) or seen.room
     target = ask.target_room
     placed = house_walk.doors_in_view(view, pose)
-    doors = house_walk.square_up({**mem.doors, **placed})
+    merged = dict(mem.doors)
+    for key, seen_door in placed.items():
+        merged[key] = house_walk.better(merged.get(key), seen_door)
+    doors = house_walk.square_up(merged)
     base: dict[str, object] = {"at": f"{pose.x:+.2f},{pose.y:+.2f}", "in": here or "unknown"}
     if placed:
         base["doors"] = "; ".join(d.text() for d in placed.values())
