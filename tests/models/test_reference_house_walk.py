@@ -212,3 +212,16 @@ def test_with_no_doorway_placed_the_policy_looks_round_the_room_it_walked_into(
     assert navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 90.0))[0] == "SWEEP"
     memory += [quarter] * 3
     assert navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 0.0))[0] != "SWEEP"
+
+
+def test_a_dead_end_is_left_through_the_doorway_toward_rooms_not_yet_entered() -> None:
+    def door(a: str, b: str) -> tuple[frozenset[str], Door]:
+        return frozenset((a, b)), Door(frozenset((a, b)), 0.0, 0.0, 0.0)
+
+    doors = dict([door("kitchen", "living room"), door("living room", "bathroom"), door("kitchen", "office")])
+    visited = {"kitchen", "living room", "office"}
+    # From the office (a dead end): back into the kitchen, toward the living room's bathroom door.
+    assert navigate._hop_to_frontier("office", doors, visited, None) == frozenset(("kitchen", "office"))
+    assert navigate._hop_to_frontier("kitchen", doors, visited, None) == frozenset(("kitchen", "living room"))
+    # Everything entered: nowhere new to go.
+    assert navigate._hop_to_frontier("office", doors, visited | {"bathroom"}, None) is None

@@ -243,6 +243,12 @@ def house_intent(
             committed = next((k for k in fresh if last is not None and last.door == _door_key(k)), None)
             key = committed or min(fresh, key=lambda k: math.hypot(fresh[k].x - pose.x, fresh[k].y - pose.y))
             door, into = fresh[key], next(iter(key - {here}))
+    if door is None and here is not None:
+        # No doorway out of this room leads anywhere new: walk back through placed doorways to
+        # the nearest room that has one (a dead end is left the way it was entered).
+        hop = _hop_to_frontier(here, {k: d for k, d in doors.items() if k not in hard}, visited, target)
+        if hop is not None:
+            door, into = doors[hop], next(iter(hop - {here}))
     if door is not None and into is not None:
         swap = blocked and last is not None and last.door == _door_key(door.rooms)
         leg = house_walk.leg_through(door, pose, into, swap_order=swap)
@@ -304,6 +310,27 @@ _ASIDE = "the way ahead is blocked; step aside"
 
 def _door_key(rooms: frozenset[str]) -> str:
     return "/".join(sorted(rooms))
+
+
+def _hop_to_frontier(
+    here: str, doors: dict[frozenset[str], house_walk.Door], visited: set[str], target: str | None
+) -> frozenset[str] | None:
+    """The first doorway on the fewest-doorway walk, through placed doorways, from ``here`` to a
+    room with a placed doorway into a room not yet entered (or into ``target``)."""
+    paths: dict[str, list[frozenset[str]]] = {here: []}
+    todo = [here]
+    while todo:
+        room = todo.pop(0)
+        for key in sorted(doors, key=sorted):
+            if room not in key:
+                continue
+            (nxt,) = key - {room}
+            if paths[room] and (nxt == target or nxt not in visited):
+                return paths[room][0]
+            if nxt not in paths and nxt in visited:
+                paths[nxt] = [*paths[room], key]
+                todo.append(nxt)
+    return None
 
 
 def _sweeps_in(memory: list[str], room: str | None) -> int:
