@@ -195,7 +195,7 @@ def house_intent(
             return sweep(f"in the {here}: look round from here")
         return "DONE", {}, f"looked round the {here} from {sweeps // 4} spots"
 
-    if ask.kind == "location":
+    if ask.kind == "location" and target is None:
         far = [o for o in [*seen.objects, *seen.unread] if o.colour == ask.colour and not o.near]
         if far:
             o = max(far, key=lambda o: o.area)
@@ -345,7 +345,7 @@ def _sweeps_in(memory: list[str], room: str | None) -> int:
 
 def _inside_goal(ask: house.HouseAsk, seen: house.HouseView, here: str) -> tuple[float | None, str]:
     """In the target room: the far thing of the named kind (else any unread blob) to walk up to."""
-    if ask.kind not in ("attribute", "counting", "existence", "relation", "location"):
+    if ask.kind not in house.OBJECT_KINDS:
         return None, f"in the {here}"
     far = [o for o in seen.objects if ask.category in (None, o.category) and not o.near]
     far = [o for o in far or seen.unread if o.room in (here, None)]
