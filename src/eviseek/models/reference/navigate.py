@@ -87,6 +87,9 @@ MORE_SWEEPS_IN_TARGET = 8
 found."""
 
 
+# Long because it is one ordered list of decisions (turned enough, blocked, in the target room,
+# location asks, doorways on the route, open floor), whose first match wins and whose branches
+# share the closures over this view, pose and memory; split, each piece would take all of them.
 def house_intent(
     ask: house.HouseAsk,
     view: View,

@@ -172,32 +172,9 @@ class AgentObservationFamily(TaskFamily):
                 else (cols[0 if j == 1 else 2], pick(rng, [s for s in SHAPES if s != shape]))
             )
             add(cat, col, NEAR_BAND, f"{col}_{cat}_d{j}", "distractor")
-        legs = [path[k + 1] - path[k] for k in range(3)]
-        yaws = [math.degrees(math.atan2(v[1], v[0])) for v in legs]
-        robot = ObjectSpec(
-            name=ROBOT,
-            shape="robot",
-            category="robot",
-            color="black",
-            size=ROBOT_SIZE,
-            position=(r6(path[3][0]), r6(path[3][1]), r6(ROBOT_SIZE[2] / 2)),
-            orientation=yaw_quat(yaws[2]),
-            mass=0.0,
-            movable=False,
-            role="robot",
-        )
+        robot, moves = _robot_and_moves(path)
         objects.append(robot)
         camera = orbit_pose((0.0, 0.0, 0.02), float(rng.uniform(0, 360)), float(rng.uniform(22, 32)), 1.25)
-        moves = [
-            [
-                SceneChange(
-                    object=ROBOT,
-                    position=(r6(path[k][0]), r6(path[k][1]), r6(ROBOT_SIZE[2] / 2)),
-                    orientation=yaw_quat(yaws[k]),
-                )
-            ]
-            for k in range(3)
-        ]
         return TaskDraft(
             design=str(near),
             scene=SceneSpec(
@@ -243,3 +220,33 @@ class AgentObservationFamily(TaskFamily):
             ViewEvidence(objects=[o], max_pitch=-45.0, label=f"{o} and the path from above")
             for o in metadata["kind"]
         ]
+
+
+def _robot_and_moves(path: list[np.ndarray]) -> tuple[ObjectSpec, list[list[SceneChange]]]:
+    """The robot where it stopped (the path's last point, facing along the last leg) and the
+    reference changes that show it at the start and at its two turns."""
+    legs = [path[k + 1] - path[k] for k in range(3)]
+    yaws = [math.degrees(math.atan2(v[1], v[0])) for v in legs]
+    robot = ObjectSpec(
+        name=ROBOT,
+        shape="robot",
+        category="robot",
+        color="black",
+        size=ROBOT_SIZE,
+        position=(r6(path[3][0]), r6(path[3][1]), r6(ROBOT_SIZE[2] / 2)),
+        orientation=yaw_quat(yaws[2]),
+        mass=0.0,
+        movable=False,
+        role="robot",
+    )
+    moves = [
+        [
+            SceneChange(
+                object=ROBOT,
+                position=(r6(path[k][0]), r6(path[k][1]), r6(ROBOT_SIZE[2] / 2)),
+                orientation=yaw_quat(yaws[k]),
+            )
+        ]
+        for k in range(3)
+    ]
+    return robot, moves
