@@ -208,18 +208,7 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin, OwnedClient):
                 [0, sy / 2 - w / 2, 0],
                 [0, -sy / 2 + w / 2, 0],
             ]
-            return (
-                p.createCollisionShapeArray(
-                    [p.GEOM_BOX] * 5, halfExtents=halves, collisionFramePositions=frames, physicsClientId=c
-                ),
-                p.createVisualShapeArray(
-                    [p.GEOM_BOX] * 5,
-                    halfExtents=halves,
-                    visualFramePositions=frames,
-                    rgbaColors=[color] * 5,
-                    physicsClientId=c,
-                ),
-            )
+            return self._boxes(halves, frames, color)
         if obj.shape == "robot":
             return self._robot_shapes(obj, color)
         if obj.shape == "window":
@@ -228,7 +217,6 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin, OwnedClient):
 
     def _window_shapes(self, obj: ObjectSpec, color: tuple[float, float, float, float]) -> tuple[int, int]:
         """An upright board with a hole: four boxes around it (left, right, below, above)."""
-        p, c = self.p, self.client
         sx, sy, sz = obj.size
         bottom, top, half_w = -sz / 2 + WINDOW_BOTTOM, -sz / 2 + WINDOW_TOP, WINDOW_WIDTH / 2
         side = (sy / 2 - half_w) / 2
@@ -244,15 +232,22 @@ class TabletopSim(LiquidMixin, HoldingMixin, RenderingMixin, OwnedClient):
             [0, 0, (-sz / 2 + bottom) / 2],
             [0, 0, (top + sz / 2) / 2],
         ]
+        return self._boxes(halves, frames, color)
+
+    def _boxes(
+        self, halves: list[list[float]], frames: list[list[float]], color: tuple[float, float, float, float]
+    ) -> tuple[int, int]:
+        """Collision and visual shapes of one body made of boxes (half extents, centres), one colour."""
+        p, c, n = self.p, self.client, len(halves)
         return (
             p.createCollisionShapeArray(
-                [p.GEOM_BOX] * 4, halfExtents=halves, collisionFramePositions=frames, physicsClientId=c
+                [p.GEOM_BOX] * n, halfExtents=halves, collisionFramePositions=frames, physicsClientId=c
             ),
             p.createVisualShapeArray(
-                [p.GEOM_BOX] * 4,
+                [p.GEOM_BOX] * n,
                 halfExtents=halves,
                 visualFramePositions=frames,
-                rgbaColors=[color] * 4,
+                rgbaColors=[color] * n,
                 physicsClientId=c,
             ),
         )
