@@ -4,7 +4,9 @@ One :class:`HouseSim` owns one PyBullet ``DIRECT`` client and renders with the t
 renderer (:func:`eviseek.envs.render.render_frame`). Every body has a name: ``floor:<room>``,
 ``wall:<room>:<side>:<k>`` and the item names, so segmentation masks say exactly what a pixel shows.
 A house does not move, so no physics is stepped: collisions are decided on exact footprints
-(:mod:`eviseek.envs.house.grid`).
+(:mod:`eviseek.envs.house.grid`). Before each render the bodies that cannot show from the camera
+(behind walls, outside the doorways in view: :mod:`eviseek.envs.house.culling`) are parked below
+the house, which leaves every pixel as it was and saves most of TinyRenderer's work.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from eviseek.envs import view
 from eviseek.envs.colors import rgba
 from eviseek.envs.house import looks
 from eviseek.envs.house.catalogue import DOOR_FRAME_RGB, WALL_HEIGHT, WALL_THICKNESS
+from eviseek.envs.house.culling import Body, Culler
 from eviseek.envs.house.spec import HouseSpec, ItemSpec
 from eviseek.envs.render import Frame, Lighting, OwnedClient, render_frame
 from eviseek.errors import EnvError
@@ -45,7 +48,10 @@ class HouseSim(OwnedClient):
         height: int = 240,
         renderer: str = "tiny",
         parked: bool = False,
+        cull: bool = True,
     ) -> None:
+        """``cull``: hide the bodies the camera cannot see before each render (same pixels,
+        less work; ``False`` draws every body, for comparisons). A parked probe never culls."""
         if renderer != "tiny":
             raise EnvError(f"the house renders with TinyRenderer only; got renderer={renderer!r}, use 'tiny'")
         if width < 16 or height < 16:
@@ -55,11 +61,16 @@ class HouseSim(OwnedClient):
         self.height = height
         self.renderer = renderer
         self.parked = parked
+        self.cull = cull and not parked
         self.client = self.p.connect(self.p.DIRECT)
         self.uid: dict[str, int] = {}
         self.name_of: dict[int, str] = {}
         self.home: dict[str, tuple[float, float, float]] = {}
         """Where each body belongs (a parked probe keeps its bodies far below until asked)."""
+        self._bodies: list[Body] = []
+        self._culler: Culler | None = None
+        self._hidden: set[str] = set()
+        """Bodies parked below the house for the current frame (culling)."""
         self.spec = spec
         self.build(spec)
 
@@ -76,6 +87,8 @@ class HouseSim(OwnedClient):
         self.uid.clear()
         self.name_of.clear()
         self.home.clear()
+        self._bodies = []
+        self._hidden = set()
         for room in spec.rooms:
             x0, y0, x1, y1 = room.rect
             self._box(
@@ -83,6 +96,7 @@ class HouseSim(OwnedClient):
                 ((x1 - x0) / 2, (y1 - y0) / 2, FLOOR_THICKNESS / 2),
                 ((x0 + x1) / 2, (y0 + y1) / 2, -FLOOR_THICKNESS / 2),
                 (*room.floor_rgb, 1.0),
+                (room.name,),
             )
         for w in spec.walls:
             x0, y0, x1, y1 = w.rect
@@ -91,6 +105,7 @@ class HouseSim(OwnedClient):
                 ((x1 - x0) / 2, (y1 - y0) / 2, w.height / 2),
                 ((x0 + x1) / 2, (y0 + y1) / 2, w.height / 2),
                 (*w.rgb, 1.0),
+                (w.room,),
             )
         backs = {
             it.name: looks.facing(it, spec.room(it.room).rect) for it in spec.items if it.kind == "furniture"
@@ -101,14 +116,19 @@ class HouseSim(OwnedClient):
             back = backs.get(it.on or it.name) or looks.facing(it, spec.room(it.room).rect)
             self._compound(it, back)
         self._fixtures(spec)
+        self._culler = Culler(spec, self._bodies) if self.cull else None
 
     def _compound(self, it: ItemSpec, back: str) -> None:
         """One body for an item, one link per drawn part (segmentation shows the body's id)."""
         p, c = self.p, self.client
         main = rgba(it.color)
         shapes, offsets, turns = [], [], []
+        x0, y0, x1, y1 = it.footprint
         for part in looks.parts_of(it):
             centre, (ex, ey, ez) = looks.place(part, it, back)
+            # The culling footprint covers every part, whatever overhangs the item's own.
+            x0, y0 = min(x0, centre[0] - ex / 2), min(y0, centre[1] - ey / 2)
+            x1, y1 = max(x1, centre[0] + ex / 2), max(y1, centre[1] + ey / 2)
             colour = (
                 list(main)
                 if part.colour == "main"
@@ -141,6 +161,7 @@ class HouseSim(OwnedClient):
             offsets.append([centre[k] - it.position[k] for k in range(3)])
             turns.append(turn)
         self._add_links(it.name, it.position, shapes, offsets, turns)
+        self._bodies.append(Body(it.name, (x0, y0, x1, y1), (it.room,)))
 
     def _fixtures(self, spec: HouseSpec) -> None:
         """Ceilings, skirting boards and door frames: what makes a room read as a room."""
@@ -151,6 +172,7 @@ class HouseSim(OwnedClient):
                 ((x1 - x0) / 2, (y1 - y0) / 2, 0.01),
                 ((x0 + x1) / 2, (y0 + y1) / 2, WALL_HEIGHT + 0.01),
                 (*looks.CEILING, 1.0),
+                (room.name,),
             )
         for w in spec.walls:
             x0, y0, x1, y1 = w.rect
@@ -163,6 +185,7 @@ class HouseSim(OwnedClient):
                 ((ax1 - ax0) / 2, (ay1 - ay0) / 2, looks.SKIRTING_HEIGHT / 2),
                 ((ax0 + ax1) / 2, (ay0 + ay1) / 2, looks.SKIRTING_HEIGHT / 2),
                 (*looks.SKIRTING, 1.0),
+                (w.room,),
             )
         frame = (*DOOR_FRAME_RGB, 1.0)
         for k, d in enumerate(spec.doors):
@@ -180,10 +203,10 @@ class HouseSim(OwnedClient):
                 post_half = (deep, post / 2, looks.DOOR_HEIGHT / 2)
                 beam = ((deep, half + post, 0.04), (cx, cy, looks.DOOR_HEIGHT + 0.04))
             wall_rgb = spec.room(d.rooms[0]).wall_rgb
-            self._box(f"lintel:{k}", lintel[0], lintel[1], (*wall_rgb, 1.0))
-            self._box(f"doorframe:{k}:top", beam[0], beam[1], frame)
+            self._box(f"lintel:{k}", lintel[0], lintel[1], (*wall_rgb, 1.0), d.rooms)
+            self._box(f"doorframe:{k}:top", beam[0], beam[1], frame, d.rooms)
             for j, (px, py) in enumerate(posts):
-                self._box(f"doorframe:{k}:{j}", post_half, (px, py, looks.DOOR_HEIGHT / 2), frame)
+                self._box(f"doorframe:{k}:{j}", post_half, (px, py, looks.DOOR_HEIGHT / 2), frame, d.rooms)
 
     def _box(
         self,
@@ -191,11 +214,15 @@ class HouseSim(OwnedClient):
         half: tuple[float, float, float],
         pos: tuple[float, float, float],
         color: tuple[float, ...],
+        rooms: tuple[str, ...],
     ) -> None:
+        """A plain box body; ``rooms``: the rooms it belongs to (a doorway's parts: both)."""
         vis = self.p.createVisualShape(
             self.p.GEOM_BOX, halfExtents=list(half), rgbaColor=list(color), physicsClientId=self.client
         )
         self._add(name, vis, pos)
+        footprint = (pos[0] - half[0], pos[1] - half[1], pos[0] + half[0], pos[1] + half[1])
+        self._bodies.append(Body(name, footprint, rooms))
 
     def _add_links(
         self,
@@ -245,6 +272,8 @@ class HouseSim(OwnedClient):
 
     def render(self, pose: Pose) -> Frame:
         """RGB, metric depth and a body-id segmentation mask from ``pose``."""
+        if self._culler is not None:
+            self._show_only(self._culler.hidden(pose, self.spec.hfov, self.vfov))
         return render_frame(
             self.p,
             self.client,
@@ -256,6 +285,15 @@ class HouseSim(OwnedClient):
             light=LIGHT,
             far=FAR,
         )
+
+    def _show_only(self, hidden: set[str]) -> None:
+        """Park exactly the bodies in ``hidden`` below the house; bring the others home."""
+        p, c = self.p, self.client
+        for name in hidden ^ self._hidden:
+            x, y, z = self.home[name]
+            at = [x, y, PARK_Z] if name in hidden else [x, y, z]
+            p.resetBasePositionAndOrientation(self.uid[name], at, [0, 0, 0, 1], physicsClientId=c)
+        self._hidden = hidden
 
     def poses(self) -> dict[str, tuple[tuple[float, ...], tuple[float, ...]]]:
         """Where every body belongs, with an identity orientation (the house is static)."""
