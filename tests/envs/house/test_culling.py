@@ -72,6 +72,9 @@ def test_a_room_behind_a_wall_is_hidden_and_one_through_the_doorway_is_not() -> 
         # Facing the doorway: the desk behind it is kept.
         toward = sim._culler.hidden(Pose(x=2.0, y=2.0, z=1.5, yaw=0.0, pitch=0.0), spec.hfov, sim.vfov)
         assert "desk_1" not in toward and "floor:bedroom" not in toward
+        # From outside the house (an overview), nothing is hidden.
+        outside = Pose(x=-3.0, y=2.0, z=4.0, yaw=0.0, pitch=-30.0)
+        assert sim._culler.hidden(outside, spec.hfov, sim.vfov) == set()
     finally:
         sim.close()
 

@@ -164,8 +164,11 @@ class Culler:
         return home, arcs
 
     def hidden(self, pose: Pose, hfov: float, vfov: float) -> set[str]:
-        """Names of the bodies that cannot show from ``pose``."""
+        """Names of the bodies that cannot show from ``pose`` (none when the camera stands outside
+        every room, where the doorway argument does not hold: say, a view of the whole house)."""
         home, arcs = self.reach(pose, hfov, vfov)
+        if not home:
+            return set()
         out = set()
         for body in self.bodies:
             if not self._may_show(body, pose, home, arcs):
