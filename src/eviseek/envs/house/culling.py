@@ -1,11 +1,11 @@
 """Which bodies of a house a camera cannot see, so the renderer need not draw them (ours).
 
-TinyRenderer has no culling of its own: every triangle of every body is rasterised, and a wall
-hidden behind another wall costs as much as one in plain view. In a house most of that work is
-wasted, because rooms are closed boxes that see each other only through their doorways. This
-module answers, from the house spec alone, which bodies *cannot* show in a frame; hiding those
-before the render leaves every pixel of the RGB, depth and segmentation buffers unchanged
-(``tests/envs/house/test_culling.py`` checks byte equality) and removes most of the drawing.
+TinyRenderer culls nothing but back faces: every body in the view is rasterised, and a wall
+hidden behind another is shaded too whenever it happens to be drawn first. In a house much of
+that work is wasted, because rooms are closed boxes that see each other only through their
+doorways. This module answers, from the house spec alone, which bodies *cannot* show in a frame;
+hiding those before the render leaves every pixel of the RGB, depth and segmentation buffers
+unchanged (``tests/envs/house/test_culling.py`` checks byte equality) and saves their drawing.
 
 The test works on the floor plan, which is conservative in height (a doorway is treated as open
 from floor to ceiling, the lintel included). A ray from the camera to any point of room ``S``
