@@ -10,6 +10,7 @@ import pytest
 from eviseek.envs.house import HouseEnv
 from eviseek.envs.house.grid import blocker_at
 from eviseek.envs.tabletop import PrivilegedAccessError
+from eviseek.errors import EnvError
 from eviseek.types import Action, Pose
 from tests.envs.house.conftest import hand_question, two_rooms
 
@@ -170,3 +171,9 @@ def test_room_evidence_needs_both_floors_in_one_view(env: HouseEnv) -> None:
     assert env.visual_support([0]) == 1.0
     _do(env, "turn_left", "turn_left", "turn_left", "turn_left", "turn_left", "turn_left")  # facing away
     assert env.visual_support([env.steps_taken]) == 0.0
+
+
+def test_the_house_refuses_any_renderer_but_tinyrenderer_when_built() -> None:
+    """PyBullet's EGL plugin shades houses differently (docs/house.md, "Speed"): refused at once."""
+    with pytest.raises(EnvError, match="TinyRenderer only; got renderer='egl', use 'tiny'"):
+        HouseEnv(renderer="egl")

@@ -100,6 +100,10 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
     ) -> None:
         """``look``: also offer ``look_up``/``look_down`` (ours; the paper's interface has no tilt)."""
         self.look = look
+        if renderer != "tiny":
+            # Refused when the env is built, not at its first reset: TinyRenderer is the only
+            # renderer whose houses were measured and checked (docs/house.md, "Speed").
+            raise EnvError(f"the house renders with TinyRenderer only; got renderer={renderer!r}, use 'tiny'")
         self._setup(width=width, height=height, renderer=renderer, max_steps=max_steps, privileged=privileged)
         unknown = [k for k in kinds or [] if k not in KINDS]
         if unknown:
