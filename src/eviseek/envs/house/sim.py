@@ -6,7 +6,7 @@ renderer (:func:`eviseek.envs.render.render_frame`). Every body has a name: ``fl
 A house does not move, so no physics is stepped: collisions are decided on exact footprints
 (:mod:`eviseek.envs.house.grid`). Before each render the bodies that cannot show from the camera
 (behind walls, outside the doorways in view: :mod:`eviseek.envs.house.culling`) are parked below
-the house, which leaves every pixel as it was and saves most of TinyRenderer's work.
+the house, which leaves every pixel as it was and spares TinyRenderer drawing them.
 """
 
 from __future__ import annotations
