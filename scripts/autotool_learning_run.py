@@ -204,6 +204,12 @@ def main() -> None:
         help="name of the generated block --seeds-table writes (default 'seeds', the learning run's "
         "table; the split task's is 'split_seeds')",
     )
+    p.add_argument(
+        "--warm-from",
+        type=Path,
+        help="a warmed model folder (OUT/warm of an earlier run) copied to OUT/warm instead of warming "
+        "up: GRPO only, from that model; the source is recorded in OUT/run_time.json",
+    )
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -221,9 +227,11 @@ def main() -> None:
         return
     if not args.report_only:
         start, load0 = time.time(), os.getloadavg()[0]
+        if args.warm_from is not None:
+            copy_warm(args.warm_from, args.out / "warm")
         warmed = stage_one(args)
         run_variants(args, [v for v in args.variants.split(",") if v])
-        _write_run_time(args.out, start, load0, warmed)
+        _write_run_time(args.out, start, load0, warmed, args.warm_from)
     from autotool_learning.report import write_report
 
     figures = args.figures if args.figures is not None else (FIGURES if args.report is None else None)
@@ -257,8 +265,23 @@ def write_seeds_table(args: argparse.Namespace) -> None:
     print(f"seeds table: {report} (its generated block '{block}'; the rest of the file is kept)")
 
 
-def _write_run_time(out: Path, start: float, load0: float, warmed: bool) -> None:
-    """Wall and CPU time of this invocation (this process and every variant process it waited for)."""
+def copy_warm(source: Path, warm: Path) -> None:
+    """Copy an earlier run's warmed model folder to ``warm`` (``--warm-from``), so that this run
+    trains only GRPO from it. Ours: iterating on GRPO from a warm-up that took 10-15 min of CPU
+    costs only the GRPO steps. A ``warm`` already holding a warmed model is left as it is."""
+    import shutil
+
+    if not (source / "warmup.json").is_file():
+        raise SystemExit(f"error: --warm-from {source}: no warmup.json there; give an OUT/warm folder of a run")
+    if (warm / "warmup.json").is_file():
+        return
+    warm.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, warm, dirs_exist_ok=True)
+
+
+def _write_run_time(out: Path, start: float, load0: float, warmed: bool, warm_from: Path | None = None) -> None:
+    """Wall and CPU time of this invocation (this process and every variant process it waited for),
+    and where the warmed model came from when ``--warm-from`` gave it."""
     import resource
 
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -271,6 +294,7 @@ def _write_run_time(out: Path, start: float, load0: float, warmed: bool) -> None
         "load_average_end": os.getloadavg()[0],
         "cpus": os.cpu_count(),
         "warmup_ran": warmed,
+        "warm_from": str(warm_from) if warm_from is not None else None,
     }
     (out / "run_time.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
 
@@ -283,6 +307,8 @@ def _command(args: argparse.Namespace) -> str:
     if args.variants != ",".join(DEFAULT_VARIANTS):
         parts.append(f"--variants {args.variants}")
     parts += [f"--heldout {args.heldout}", f"--ablation-steps {args.ablation_steps}", f"--jobs {args.jobs}"]
+    if args.warm_from is not None:
+        parts.append(f"--warm-from {args.warm_from}")
     parts += [f"--set {item}" for item in args.set]
     return " ".join(parts)
 

@@ -110,6 +110,10 @@ def main() -> None:
     p.add_argument("--heldout", type=int, default=48)
     p.add_argument("--train", type=int, default=32, help="GRPO questions the push uses")
     p.add_argument("--steps", type=int, default=8)
+    p.add_argument("--lr", type=float, help="the pushes' learning rate (default: the config's GRPO rate)")
+    p.add_argument(
+        "--pushes", default="need_only,split", help="which pushes to run, comma-separated (need_only, split)"
+    )
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -140,9 +144,12 @@ def main() -> None:
             print(line, file=log, flush=True)
 
     emit({"model": str(args.model), "seed": args.seed, "push": None, "step": 0, **probe.measure(model, held)})
-    for push in ("need_only", "split"):
+    lr = args.lr if args.lr is not None else cfg.grpo.learning_rate
+    for push in [x for x in args.pushes.split(",") if x]:
+        if push not in ("need_only", "split"):
+            sys.exit(f"error: --pushes: unknown push {push!r}; use need_only and/or split")
         m = copy.deepcopy(model)
-        opt = torch.optim.AdamW(m.parameters(), lr=cfg.grpo.learning_rate)
+        opt = torch.optim.AdamW(m.parameters(), lr=lr)
         for step in range(1, args.steps + 1):
             m.train()
             opt.zero_grad()
@@ -154,7 +161,7 @@ def main() -> None:
                     terms.append(-probe.log_probs(m, enc)[probe.off_id])
             torch.stack(terms).mean().backward()
             opt.step()
-            emit({"push": push, "step": step, **probe.measure(m, held)})
+            emit({"push": push, "lr": lr, "step": step, **probe.measure(m, held)})
     if log is not None:
         log.close()
 
