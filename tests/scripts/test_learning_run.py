@@ -463,3 +463,30 @@ def test_the_seeds_table_of_another_task_goes_into_its_own_block(tmp_path: Path)
     assert old in text and "By hand." in text  # the other block and the hand-written text kept
     block = text.split(GENERATED_BEGIN.format(name="split_seeds"), 1)[1]
     assert "| 5 |" in block and "| 6 | did not finish | |" in block and "split goal (all three)" in block
+
+
+def test_warm_from_copies_a_warmed_model_refuses_a_folder_without_one_and_is_recorded(
+    tmp_path: Path,
+) -> None:
+    """``--warm-from DIR`` copies an earlier run's ``warm/`` so that only GRPO runs; a folder that
+    holds no warm-up is refused with one ``error:`` line, and the source goes into the run record."""
+    import json
+
+    from autotool_learning_run import _write_run_time, copy_warm
+
+    source = tmp_path / "old" / "warm"
+    source.mkdir(parents=True)
+    (source / "warmup.json").write_text('{"steps": 3}', encoding="utf-8")
+    (source / "model.safetensors").write_bytes(b"weights")
+    out = tmp_path / "new"
+    copy_warm(source, out / "warm")
+    assert (out / "warm" / "model.safetensors").read_bytes() == b"weights"
+    # A warm folder that already holds a warm-up is kept as it is (a rerun resumes).
+    (out / "warm" / "warmup.json").write_text('{"steps": 9}', encoding="utf-8")
+    copy_warm(source, out / "warm")
+    assert json.loads((out / "warm" / "warmup.json").read_text())["steps"] == 9
+    with pytest.raises(SystemExit, match=r"^error: --warm-from .*no warmup.json"):
+        copy_warm(tmp_path / "old", tmp_path / "other" / "warm")
+    _write_run_time(out, 0.0, 0.0, False, source)
+    record = json.loads((out / "run_time.json").read_text())
+    assert record["warm_from"] == str(source) and record["warmup_ran"] is False
