@@ -272,29 +272,48 @@ def copy_warm(source: Path, warm: Path) -> None:
     import shutil
 
     if not (source / "warmup.json").is_file():
-        raise SystemExit(f"error: --warm-from {source}: no warmup.json there; give an OUT/warm folder of a run")
+        raise SystemExit(
+            f"error: --warm-from {source}: no warmup.json there; give an OUT/warm folder of a run"
+        )
     if (warm / "warmup.json").is_file():
         return
     warm.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, warm, dirs_exist_ok=True)
 
 
-def _write_run_time(out: Path, start: float, load0: float, warmed: bool, warm_from: Path | None = None) -> None:
+def _write_run_time(
+    out: Path, start: float, load0: float, warmed: bool, warm_from: Path | None = None
+) -> None:
     """Wall and CPU time of this invocation (this process and every variant process it waited for),
-    and where the warmed model came from when ``--warm-from`` gave it."""
+    and where the warmed model came from when ``--warm-from`` gave it. A run resumed in the same
+    ``OUT`` (e.g. the warm-up first, the GRPO variants later) adds its times to the earlier record's,
+    so the record always holds the whole seed's cost; each invocation is kept under ``parts``."""
     import resource
 
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-    record = {
+    part = {
         "wall_seconds": time.time() - start,
         "cpu_seconds": cpu,
         "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(start)),
         "load_average_start": load0,
         "load_average_end": os.getloadavg()[0],
-        "cpus": os.cpu_count(),
         "warmup_ran": warmed,
-        "warm_from": str(warm_from) if warm_from is not None else None,
+    }
+    path = out / "run_time.json"
+    earlier = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    parts = (earlier.get("parts") or [{k: earlier[k] for k in part if k in earlier}]) if earlier else []
+    parts.append(part)
+    record = {
+        "wall_seconds": sum(p["wall_seconds"] for p in parts),
+        "cpu_seconds": sum(p["cpu_seconds"] for p in parts),
+        "started": parts[0]["started"],
+        "load_average_start": parts[0]["load_average_start"],
+        "load_average_end": part["load_average_end"],
+        "cpus": os.cpu_count(),
+        "warmup_ran": any(p.get("warmup_ran") for p in parts),
+        "warm_from": str(warm_from) if warm_from is not None else (earlier or {}).get("warm_from"),
+        "parts": parts,
     }
     (out / "run_time.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
 

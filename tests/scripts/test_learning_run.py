@@ -490,3 +490,32 @@ def test_warm_from_copies_a_warmed_model_refuses_a_folder_without_one_and_is_rec
     _write_run_time(out, 0.0, 0.0, False, source)
     record = json.loads((out / "run_time.json").read_text())
     assert record["warm_from"] == str(source) and record["warmup_ran"] is False
+
+
+def test_a_resumed_run_adds_its_time_to_the_earlier_record(tmp_path: Path) -> None:
+    """The warm-up in one invocation and the GRPO variants in a later one: the record holds both,
+    so a seed's CPU time in the seeds table is the whole seed's."""
+    import json
+    import time
+
+    from autotool_learning_run import _write_run_time
+
+    (tmp_path / "run_time.json").write_text(
+        json.dumps(
+            {
+                "wall_seconds": 600.0,
+                "cpu_seconds": 500.0,
+                "started": "then",
+                "load_average_start": 1.0,
+                "load_average_end": 2.0,
+                "cpus": 2,
+                "warmup_ran": True,
+                "warm_from": None,
+            }
+        ),
+        encoding="utf-8",
+    )
+    _write_run_time(tmp_path, time.time() - 10, 3.0, False)
+    record = json.loads((tmp_path / "run_time.json").read_text())
+    assert len(record["parts"]) == 2 and record["warmup_ran"] is True and record["started"] == "then"
+    assert 600 < record["wall_seconds"] < 700 and record["cpu_seconds"] > 500
