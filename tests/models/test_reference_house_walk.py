@@ -11,11 +11,13 @@ import pytest
 from eviseek.envs.house import HouseEnv
 from eviseek.envs.house.questions import build_question
 from eviseek.envs.house.spec import HouseSpec
-from eviseek.models.reference import house, house_walk, navigate
+from eviseek.models.reference import house, house_walk, navigate, seeking
 from eviseek.models.reference.house_walk import Door, Pose2
+from eviseek.models.reference.request import Request
 from eviseek.models.reference.task import read_task
+from eviseek.models.reference.verdict import Verdict
 from eviseek.models.reference.vision import analyse, analyse_array
-from eviseek.types import Action
+from eviseek.types import Action, ChatMessage, GenerateConfig
 
 
 def test_ground_points_do_not_depend_on_the_frame_size() -> None:
@@ -177,7 +179,7 @@ def test_the_policy_never_turns_straight_back(monkeypatch: pytest.MonkeyPatch) -
     assert not (name == "FACE" and args.get("direction") == "left")
 
 
-def test_a_house_episode_opens_with_four_quarter_turns_that_record_the_floor() -> None:
+def test_a_house_episode_opens_with_three_quarter_turns_that_record_the_floor() -> None:
     ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
     assert ask is not None
     rgb = np.zeros((64, 64, 3), dtype=np.uint8)
@@ -185,13 +187,31 @@ def test_a_house_episode_opens_with_four_quarter_turns_that_record_the_floor() -
     view = analyse_array(rgb)
     task = read_task("What colour is the cup in the bedroom?", {})
     memory: list[str] = []
-    for _ in range(4):
+    for k in range(3):
         pose = {"x": 0.0, "y": 0.0, "yaw": 0.0}
-        name, args, _ = navigate.nav_intent(task, view, memory, [], 100, ask, pose)
+        name, args, _ = navigate.nav_intent(task, view, memory, [], 100, ask, pose, steps_used=3 * k)
         assert name == "SWEEP" and args["turns"] == 3
         assert house_walk.read_floors(str(args["saw"])) == {"kitchen": 1.0}
         memory.append(f"SWEEP {args}: 3 action(s); nothing kept")
     assert house_walk.recall(memory).start == "kitchen"
+    # The fourth side is the view after the third sweep: the next decision reads it, not a sweep.
+    name, args, _ = navigate.nav_intent(task, view, memory, [], 100, ask, {"x": 0, "y": 0}, steps_used=9)
+    assert name != "SWEEP"
+
+
+def test_a_new_subtask_with_an_empty_memory_does_not_turn_round_at_the_start_again() -> None:
+    # eviseek-nav:paper keeps the working memory per subtask: the steps already taken tell the
+    # policy that the start sweeps are behind it.
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    rgb = np.zeros((64, 64, 3), dtype=np.uint8)
+    rgb[48:] = house.FLOOR_LOOKS["kitchen"]
+    task = read_task("What colour is the cup in the bedroom?", {})
+    pose = {"x": 1.0, "y": 2.0, "yaw": 0.0}
+    fresh = navigate.nav_intent(task, analyse_array(rgb), [], [], 80, ask, pose, steps_used=0)
+    later = navigate.nav_intent(task, analyse_array(rgb), [], [], 80, ask, pose, steps_used=30)
+    assert fresh[0] == "SWEEP" and "saw" in fresh[1]
+    assert "saw" not in later[1]
 
 
 def test_with_no_doorway_placed_the_policy_looks_round_the_room_it_walked_into(
@@ -208,11 +228,12 @@ def test_with_no_doorway_placed_the_policy_looks_round_the_room_it_walked_into(
     ]
     name, args, why = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 0.0))
     assert (name, args["turns"], args["in"]) == ("SWEEP", 3, "office"), why
-    # Mid-way through the look round it goes on turning; after four quarter turns it moves on.
+    # Mid-way through the look round it goes on turning; after three quarter turns (four sides
+    # seen) it moves on.
     quarter = "SWEEP {'direction': 'left', 'turns': 3, 'in': 'office'}: 3 action(s); nothing kept"
     memory += [quarter]
     assert navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 90.0))[0] == "SWEEP"
-    memory += [quarter] * 3
+    memory += [quarter] * 2
     assert navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.0, 0.0))[0] != "SWEEP"
 
 
@@ -227,3 +248,129 @@ def test_a_dead_end_is_left_through_the_doorway_toward_rooms_not_yet_entered() -
     assert navigate._hop_to_frontier("kitchen", doors, visited, None) == frozenset(("kitchen", "living room"))
     # Everything entered: nowhere new to go.
     assert navigate._hop_to_frontier("office", doors, visited | {"bathroom"}, None) is None
+
+
+def _line(intent: str, args: dict[str, object], tail: str = "3 action(s); nothing kept") -> str:
+    return f"{intent} {args}: {tail}"
+
+
+def test_standing_in_the_named_room_is_read_from_the_walk_not_the_views() -> None:
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    sweeps = [_line("SWEEP", {"direction": "left", "turns": 3, "saw": "kitchen:0.90"})] * 3
+    origin = {"x": 0.0, "y": 0.0, "yaw": 0.0}
+    # No notes shown (the paper's controller): it cannot tell.
+    assert navigate.stood_in_target(ask, [], origin) is None
+    # Started in the kitchen; a walk toward the bedroom's doorway has not crossed it yet.
+    walk = _line(
+        "GOTO",
+        {
+            "direction": "ahead",
+            "steps": 8,
+            "at": "+0.00,+0.00",
+            "in": "kitchen",
+            "enter": "bedroom",
+            "cross": 1.5,
+        },
+        "8 action(s)",
+    )
+    assert navigate.stood_in_target(ask, [*sweeps, walk], {"x": 0.0, "y": 1.0, "yaw": 0.0}) is False
+    # Past the crossing by the dead-reckoned pose: in the bedroom.
+    assert navigate.stood_in_target(ask, [*sweeps, walk], {"x": 0.0, "y": 2.0, "yaw": 0.0}) is True
+    # A later decision taken in the bedroom says so on its own.
+    inside = _line("SWEEP", {"direction": "left", "turns": 3, "in": "bedroom"})
+    assert navigate.stood_in_target(ask, [*sweeps, walk, inside], origin) is True
+    # The start room counts once the first look round is done (three quarter turns).
+    bedroom = [_line("SWEEP", {"direction": "left", "turns": 3, "saw": "bedroom:0.80"})]
+    assert navigate.stood_in_target(ask, bedroom, origin) is False
+    assert navigate.stood_in_target(ask, bedroom * 3, origin) is True
+    # Questions that name no room's inside are not held back.
+    between = house.read_ask("What lies between the kitchen and the bedroom?", [])
+    assert between is not None and between.kind == "regional_boundary"
+    assert navigate.stood_in_target(between, sweeps, origin) is None
+
+
+def _coverage_request(memory: list[str], left: int = 80, active: bool = True) -> Request:
+    meta: dict[str, object] = {
+        "control": "navigation",
+        "question": "What colour is the cup in the bedroom?",
+        "demands": [{"id": 1, "text": "the cup in the bedroom"}],
+        "covered_before": [],
+        "active": {"id": 1, "goal": "find the cup", "demand": 1} if active else None,
+        "remaining_steps": left,
+        "working_memory": memory,
+        "pose": {"x": 0.0, "y": 0.0, "z": 0.0, "yaw": 0.0, "pitch": 0.0},
+    }
+    return Request(
+        [ChatMessage(role="user", content="Question: What colour is the cup in the bedroom?")],
+        GenerateConfig(stage="coverage", metadata=meta),
+    )
+
+
+def test_the_controller_does_not_close_a_room_question_before_the_agent_stood_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The kept views settle the question (say, the cup seen through the bedroom's doorway)...
+    monkeypatch.setattr(house, "covered", lambda ask, views: True)
+    monkeypatch.setattr(Request, "verdict", lambda self: Verdict("red", 0.95, 0, "seen"))
+    monkeypatch.setattr(
+        Request, "views", property(lambda self: [analyse_array(np.zeros((8, 8, 3), np.uint8))])
+    )
+    sweeps = [_line("SWEEP", {"direction": "left", "turns": 3, "saw": "kitchen:0.90"})] * 3
+    # ...but the agent has only stood in the kitchen: the search goes on.
+    reply = seeking.coverage(_coverage_request(sweeps))
+    assert reply["covered"] == [] and reply["decision"] == "continue"
+    # With the plan worked through, it replans a walk into the named room.
+    reply = seeking.coverage(_coverage_request(sweeps, active=False))
+    assert reply["decision"] == "replan" and "Walk into the bedroom" in reply["subtasks"][0]["goal"]
+    # Once it has stood in the bedroom, the same views close the demand and stop the search.
+    inside = _line("SWEEP", {"direction": "left", "turns": 3, "in": "bedroom"})
+    reply = seeking.coverage(_coverage_request([*sweeps, inside]))
+    assert reply["covered"] == [1] and reply["decision"] == "stop"
+    # Without the notes (eviseek-nav:paper's controller) the views alone decide, as before.
+    reply = seeking.coverage(_coverage_request([]))
+    assert reply["covered"] == [1] and reply["decision"] == "stop"
+
+
+def test_a_start_view_full_of_the_target_rooms_floor_is_walked_into() -> None:
+    # The agent starts by the bedroom's doorway, too close for the threshold to show: the first
+    # start view's nearest floor is the bedroom's. After the look round it turns back and walks in.
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    rgb = np.zeros((64, 64, 3), dtype=np.uint8)
+    rgb[48:] = house.FLOOR_LOOKS["kitchen"]
+    kitchen = analyse_array(rgb)
+    task = read_task("What colour is the cup in the bedroom?", {})
+    memory = [
+        _line("SWEEP", {"direction": "left", "turns": 3, "saw": "bedroom:0.70", "facing": 0}),
+        _line("SWEEP", {"direction": "left", "turns": 3, "saw": "kitchen:0.90", "facing": 90}),
+        _line("SWEEP", {"direction": "left", "turns": 3, "saw": "kitchen:0.90", "facing": 180}),
+    ]
+    pose = {"x": 0.0, "y": 0.0, "yaw": -90.0}
+    name, args, why = navigate.nav_intent(task, kitchen, memory, [], 100, ask, pose, steps_used=9)
+    assert (name, args["direction"], args["degrees"], args["enter"]) == ("GOTO", "left", 90, "bedroom"), why
+    # Without such a view it does not.
+    memory[0] = memory[1]
+    name, args, _ = navigate.nav_intent(task, kitchen, memory, [], 100, ask, pose, steps_used=9)
+    assert args.get("enter") != "bedroom"
+
+
+def test_blocked_again_and_again_the_agent_backs_off_then_tries_the_other_side() -> None:
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    rgb = np.zeros((64, 64, 3), dtype=np.uint8)
+    rgb[40:, :20] = house.FLOOR_LOOKS["kitchen"]  # open floor on the left only
+    view = analyse_array(rgb)
+    memory = [_line("SWEEP", {"direction": "left", "turns": 3, "saw": "kitchen:0.90", "facing": 0})] * 3
+    blocked = "1 action(s); outcome: move_forward failed: blocked by furniture"
+    memory.append(
+        _line("GOTO", {"direction": "ahead", "steps": 4, "at": "+0.00,+0.00", "in": "kitchen"}, blocked)
+    )
+    turns = []
+    for _ in range(5):
+        name, args, _ = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 0.0, 0.0))
+        assert name == "GOTO" and args.get("aside")
+        turns.append((args["direction"], args["degrees"]))
+        memory.append(_line("GOTO", args, blocked))
+    # Aside to the freer side twice, back off (turn round), the other side, then round again.
+    assert turns == [("left", 60), ("left", 60), ("left", 180), ("right", 90), ("left", 60)]

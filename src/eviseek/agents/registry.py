@@ -134,12 +134,14 @@ PRESETS: dict[str, dict[str, tuple[dict[str, Any], str]]] = {
                 "memory_scope": "subtask",
                 "memory_lines": 8,
                 "coverage_views": "new",
+                "coverage_walk": False,
                 "skip_repeated_failures": False,
                 "max_decisions_per_subtask": 6,
                 "max_replans": 2,
             },
             "the paper's navigation variant (section 5.5, app. F): its stage prompts' split retention, "
-            "a working memory per subtask (section 4.3), coverage checks on newly retained views; "
+            "a working memory per subtask (section 4.3), coverage checks on newly retained views that "
+            "see neither the seeker's memory nor the pose; "
             "every setting of ours (guarded answer, LOOK_UP, skipped repeats of a failed move, an "
             "episode-long memory, checks over every retained view, the larger subtask and replan "
             "allowances) back to EviSeekConfig's defaults; the 120-step budget and coverage-driven "

@@ -214,6 +214,43 @@ async def test_nav_memory_lasts_the_episode(question: Question) -> None:
     assert "Tried so far in this episode (every subtask):" in msgs[-1].text()
 
 
+async def test_nav_coverage_checks_read_the_seekers_notes_and_the_pose(question: Question) -> None:
+    # coverage_walk (ours, on in eviseek-nav): the check is shown what the seeker tried and the
+    # dead-reckoned pose, so it can tell whether the agent has stood where the question points.
+    script = nav_script(
+        coverage=[
+            {"covered": [], "decision": "continue"},
+            {"covered": [1], "decision": "continue"},
+            {"covered": [1, 2], "decision": "continue"},
+        ]
+    )
+    traj = await run_nav(question, script)
+    calls = script.calls("coverage")
+    cfg, msgs = calls[2]
+    tried = cfg.metadata["working_memory"]
+    assert len(tried) == 3 and tried[-1].startswith("GOTO {'direction': 'ahead'")
+    # The pose after the last step, as the seeker is shown it.
+    last = traj.steps[-1].pose
+    assert last is not None and cfg.metadata["pose"] == last.model_dump()
+    assert (last.x, last.y) != (0.0, 0.0)
+    text = msgs[-1].text()
+    assert "What the agent has done so far (its own notes, oldest first):\n- SWEEP" in text
+    assert f"Pose estimate now (relative to the start; E/N are your own axes): d({last.x:+.2f}E" in text
+    # The paper's controller sees the demands and the retained evidence only.
+    script = nav_script(
+        coverage=[
+            {"covered": [], "decision": "continue"},
+            {"covered": [1], "decision": "continue"},
+            {"covered": [1, 2], "decision": "continue"},
+        ]
+    )
+    await run_nav(question, script, "eviseek-nav:paper", retention="merged")
+    cfg, msgs = script.calls("coverage")[0]
+    assert "working_memory" not in cfg.metadata and "pose" not in cfg.metadata
+    assert "What the agent has done so far" not in msgs[-1].text()
+    assert "Pose estimate now" not in msgs[-1].text()
+
+
 async def test_coverage_prompt_keeps_a_line_per_demand(question: Question) -> None:
     # A demand marked covered earlier used to run into the next line ("...(covered earlier)Current
     # subtask"): each demand ends its own line.

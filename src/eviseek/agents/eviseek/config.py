@@ -80,6 +80,12 @@ class EviSeekConfig(BaseModel):
     retained since its last check; every item's label is always shown) or ``all`` (ours, the
     navigation variant's default: evidence from several views adds up, and a view retained before
     the subtask opened still counts)."""
+    coverage_walk: bool = False
+    """Show the navigation controller's check what the seeker has done (its working memory) and
+    the dead-reckoned pose, as the seeker itself is shown them. Ours, on in the navigation variant:
+    app. F gives the check only the demands and the retained evidence, so it cannot tell a view
+    through a doorway from a view taken inside the room the question names, and it ended searches
+    before the agent had stood there (issue 38)."""
 
     skip_repeated_failures: bool = False
     """Within one intent, skip the repeats of a camera primitive that just failed (a move into a
@@ -148,3 +154,4 @@ class EviSeekNavConfig(EviSeekConfig):
     memory_scope: Literal["subtask", "episode"] = "episode"
     memory_lines: int = Field(40, ge=1)
     coverage_views: Literal["new", "all"] = "all"
+    coverage_walk: bool = True

@@ -17,7 +17,10 @@ stopping") hands those decisions to a controller:
 Checking only when the board changed is ours: coverage is judged from retained evidence, so a
 decision that kept nothing cannot change it, and skipping those calls keeps a 120-step episode
 affordable. Which retained views a check sees as images is ``EviSeekConfig.coverage_views``:
-only the new ones, or (ours, the navigation variant's default) all of them.
+only the new ones, or (ours, the navigation variant's default) all of them. With
+``EviSeekConfig.coverage_walk`` (ours, on in the navigation variant) a check also reads the
+seeker's working memory and the dead-reckoned pose: whether the agent has stood in the room the
+question names is something the retained views alone do not show.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ async def run_with_coverage_control(ep: Episode, act: ActFn) -> None:
         if subtask is None:
             if _all_covered(ep, state):
                 break
-            verdict = await _check(ep, state, None, "plan_exhausted")
+            verdict = await _check(ep, state, None, "plan_exhausted", ep.working_memory())
             if verdict != "replan":
                 break
             continue
@@ -102,7 +105,7 @@ async def _run_subtask(ep: Episode, subtask: Subtask, state: CoverageState, act:
             record.kept_current = True
         if decision.intent in (DONE, BLOCKED):
             trigger: Trigger = "seeker_done" if decision.intent == DONE else "seeker_blocked"
-            verdict = await _check(ep, state, subtask, trigger)
+            verdict = await _check(ep, state, subtask, trigger, memory)
             if verdict == "stop" or subtask.status != "active":
                 _finish_active(ep, subtask, state)
                 return verdict
@@ -125,7 +128,7 @@ async def _run_subtask(ep: Episode, subtask: Subtask, state: CoverageState, act:
             continue
         await act(ep, subtask, decision, record, memory)
         if len(ep.board) > state.board_checked:
-            verdict = await _check(ep, state, subtask, "new_evidence")
+            verdict = await _check(ep, state, subtask, "new_evidence", memory)
             if verdict == "stop" or subtask.status != "active":
                 _finish_active(ep, subtask, state)
                 return verdict
@@ -166,13 +169,20 @@ def _items(ep: Episode, fresh_from: int) -> list[dict[str, Any]]:
     return out
 
 
-async def _check(ep: Episode, state: CoverageState, active: Subtask | None, trigger: Trigger) -> Verdict:
-    """One coverage call; updates what is covered and applies a replan. Returns the verdict."""
+async def _check(
+    ep: Episode, state: CoverageState, active: Subtask | None, trigger: Trigger, memory: WorkingMemory
+) -> Verdict:
+    """One coverage call; updates what is covered and applies a replan. Returns the verdict.
+    With ``coverage_walk`` (ours) the call also carries the seeker's working memory and the
+    dead-reckoned pose, so the check can tell where the agent has stood."""
     remaining = [s for s in ep.plan.subtasks if s.status == "pending"]
     # Only new items travel as images, or (coverage_views="all") every retained one, so that
     # evidence spread over several views, some retained before this subtask, adds up.
     items = _items(ep, 0 if ep.cfg.coverage_views == "all" else state.board_checked)
     state.board_checked = len(ep.board)
+    walk: dict[str, Any] = {}
+    if ep.cfg.coverage_walk:
+        walk = {"working_memory": memory.recent(), "pose": ep.pose.pose.model_dump()}
     parsed, _ = await ep.caller.ask_rendered(
         Stage.COVERAGE,
         CoverageReply,
@@ -189,6 +199,7 @@ async def _check(ep: Episode, state: CoverageState, active: Subtask | None, trig
             "remaining": [s.model_dump() for s in remaining],
             "remaining_steps": ep.remaining,
             "board_frame_ids": [it["frame_id"] for it in items if it["image"] is not None],
+            **walk,
         },
         context={
             "question": ep.question,
@@ -199,6 +210,8 @@ async def _check(ep: Episode, state: CoverageState, active: Subtask | None, trig
             "remaining": remaining,
             "steps_left": ep.remaining,
             "items": items,
+            "memory": walk.get("working_memory", []),
+            "pose": ep.pose.describe() if walk else "",
         },
     )
     reply = parsed.value

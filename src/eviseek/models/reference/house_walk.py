@@ -330,6 +330,8 @@ class Recall:
     start: str | None = None
     """The room the first sweeps were taken in: the floor that filled the bottom rows most,
     summed over the views they started from (:func:`bottom_floors`)."""
+    votes: dict[str, float] = field(default_factory=dict)
+    """The start-room votes behind :attr:`start` (floor shares summed over the views)."""
     rooms: set[str] = field(default_factory=set)
     """Every room the policy has believed it stood in."""
     last_failed: bool = False
@@ -372,7 +374,7 @@ def recall(memory: list[str]) -> Recall:
             name, args = got
         out.last_intent = name
         out.last_failed = _FAILED.search(line) is not None
-        if name == "SWEEP" and not out.moves:
+        if "saw" in args and not out.moves:
             for floor, share in read_floors(str(args.get("saw", ""))).items():
                 votes[floor] = votes.get(floor, 0.0) + share
         for text in str(args.get("doors", "")).split(";"):
@@ -380,9 +382,11 @@ def recall(memory: list[str]) -> Recall:
             if seen_door is not None:
                 out.doors[seen_door.rooms] = better(out.doors.get(seen_door.rooms), seen_door)
         at = _AT.match(str(args.get("at", "")))
-        if at is None:
-            continue
         room = args.get("in")
+        if at is None:
+            if name == "SWEEP" and room in house.FLOOR_LOOKS:
+                out.rooms.add(str(room))  # a look round is taken where the agent stands
+            continue
         enter = args.get("enter")
         cross = args.get("cross")
         out.moves.append(
@@ -397,6 +401,7 @@ def recall(memory: list[str]) -> Recall:
         )
         if room in house.FLOOR_LOOKS:
             out.rooms.add(str(room))
+    out.votes = votes
     if votes:
         out.start = max(votes, key=lambda r: votes[r])
     return out

@@ -76,13 +76,37 @@ def _pose(meta_pose: object) -> house_walk.Pose2 | None:
         return None
 
 
-START_SWEEPS = 4
-"""Quarter-turn sweeps that open a house episode (a full turn at 30 degrees a turn)."""
+def stood_in_target(ask: house.HouseAsk, memory: list[str], meta_pose: object) -> bool | None:
+    """Whether the agent has stood in the room a question about a room's inside names, read from
+    the seeker's own notes (the rooms its intents were chosen in, the room its first full turn
+    showed underfoot) and the dead-reckoned pose (a walk that led past a doorway into the room).
+    ``None`` when it cannot tell: no room named, another kind of question, or no notes shown."""
+    target = ask.target_room
+    if target is None or ask.kind not in house.OBJECT_KINDS or not memory:
+        return None
+    mem = house_walk.recall(memory)
+    if target in mem.rooms:
+        return True
+    looked = sum(1 for m in memory if m.startswith("SWEEP") and "'saw'" in m)
+    if looked >= START_SWEEPS and mem.start == target:
+        # The start room is trusted only after the full first turn: an agent that starts by a
+        # wide doorway sees the next room's floor filling the first view.
+        return True
+    pose = _pose(meta_pose)
+    return pose is not None and bool(mem.moves) and house_walk.room_now(mem, pose) == target
+
+
+LOOK_ROUND = 3
+"""Quarter-turn sweeps that look round a spot: the seeker sees the view each starts from and the
+one after the last, so three (9 turns) show all four sides with a 90-degree field of view; a
+fourth would only turn back to the first view (ours; 12 turns before issue 38's third stop)."""
+START_SWEEPS = LOOK_ROUND
+"""Quarter-turn sweeps that open a house episode."""
 DOOR_TRIES = 3
 """Blocked legs toward one doorway after which the policy tries other doorways first (ours)."""
-SWEEPS_IN_TARGET = 4
-"""Quarter-turn sweeps taken on first standing in the target room (four make a full turn)."""
-MORE_SWEEPS_IN_TARGET = 8
+SWEEPS_IN_TARGET = LOOK_ROUND
+"""Quarter-turn sweeps taken on first standing in the target room."""
+MORE_SWEEPS_IN_TARGET = 2 * LOOK_ROUND
 """Quarter-turn sweeps allowed in the target room in all (two spots), while its evidence is not
 found."""
 
@@ -113,6 +137,14 @@ def house_intent(
     pose = pose or house_walk.Pose2(0.0, 0.0, 0.0)
     seen = house.read_view(view)
     mem = house_walk.recall(memory)
+    saw = ""
+    if not mem.moves and mem.votes:
+        # Before the first walk, the view after the last start sweep is the fourth side of the
+        # start room: its bottom floor votes too (and is written down for later calls).
+        saw = house_walk.bottom_floors(view)
+        for floor, share in house_walk.read_floors(saw).items():
+            mem.votes[floor] = mem.votes.get(floor, 0.0) + share
+        mem.start = max(mem.votes, key=lambda r: mem.votes[r])
     here = house_walk.room_now(mem, pose) or seen.room
     target = ask.target_room
     placed = house_walk.doors_in_view(view, pose)
@@ -123,6 +155,8 @@ def house_intent(
     base: dict[str, object] = {"at": f"{pose.x:+.2f},{pose.y:+.2f}", "in": here or "unknown"}
     if placed:
         base["doors"] = "; ".join(d.text() for d in placed.values())
+    if saw:
+        base["saw"] = saw
 
     def goto(args: dict[str, object], why: str, **extra: object) -> tuple[str, dict[str, object], str]:
         return "GOTO", {**args, **base, **extra}, why
@@ -162,19 +196,40 @@ def house_intent(
             break
         fails += 1
     if blocked and (fails >= 2 or last is None or last.door is None):
-        # Something in the way the floor check missed (a jamb, a table's overhang): turn toward
-        # the freer side and walk on; blocked again, keep turning the same way.
+        # Something in the way the floor check missed (a jamb, a table's overhang): step aside
+        # toward the freer side, blocked again further round the same way, then back off the way
+        # the agent came and try the other side (a corner between furniture blocks every step
+        # aside on one side; before issue 38's third stop one episode turned aside for 31 decisions).
         side = house.freer_side(view)
-        if fails >= 2 and memory:
-            prev = house_walk.intent_args(memory[-1])
+        rung = (fails - 1) % len(ESCAPE)
+        if rung > 0:
+            prev = house_walk.intent_args(memory[-1]) if memory else None
             if prev is not None and prev[1].get("aside"):
-                side = str(prev[1].get("direction", side))
-        return goto({"direction": side, "degrees": 60, "steps": 2}, _ASIDE, aside=1)
+                side = str(prev[1].get("first", prev[1].get("direction", side)))
+        turn, steps, flip = ESCAPE[rung]
+        way = ("right" if side == "left" else "left") if flip else side
+        why = _ASIDE if turn < 180 else "blocked again and again; back off the way I came"
+        return goto({"direction": way, "degrees": turn, "steps": steps}, why, aside=rung + 1, first=side)
+
+    if target is not None and target not in visited and not mem.moves:
+        facing = _target_right_ahead_at_start(memory, target)
+        if facing is not None:
+            # A start view whose nearest floor was mostly the target room's: the agent starts by
+            # its doorway (too close for the threshold to show, so no doorway was placed). Turn
+            # back to that view and walk in.
+            turn = 30.0 * round(house_walk.wrap(facing - pose.yaw) / 30.0)
+            cross = max(0.5, house_walk.nearest_ground_m(view.height, view.width) - 0.5)
+            return goto(
+                house_walk.goto_args(house_walk.Leg(turn, 8)),
+                f"the {target}'s floor lay right ahead in a start view; walk in",
+                enter=target,
+                cross=round(cross, 2),
+            )
 
     if target is not None and here == target:
         sweeps = _sweeps_in(memory, here)
         last_line = memory[-1] if memory else ""
-        if sweeps < SWEEPS_IN_TARGET or (sweeps % 4 != 0 and sweeps < MORE_SWEEPS_IN_TARGET):
+        if sweeps < SWEEPS_IN_TARGET or (sweeps % LOOK_ROUND != 0 and sweeps < MORE_SWEEPS_IN_TARGET):
             return sweep(f"in the {here}: turn round to see all of it")
         x, why = _inside_goal(ask, seen, here)
         if x is not None:
@@ -196,7 +251,7 @@ def house_intent(
             return face("right", 90, "no open floor ahead; turn away")
         if sweeps < MORE_SWEEPS_IN_TARGET:
             return sweep(f"in the {here}: look round from here")
-        return "DONE", {}, f"looked round the {here} from {sweeps // 4} spots"
+        return "DONE", {}, f"looked round the {here} from {sweeps // LOOK_ROUND} spots"
 
     if ask.kind == "location" and target is None:
         far = [o for o in [*seen.objects, *seen.unread] if o.colour == ask.colour and not o.near]
@@ -210,7 +265,7 @@ def house_intent(
         if (
             here is not None
             and mem.moves
-            and (_sweeps_in(memory, here) % 4 != 0 or _sweeps_in(memory, here) == 0)
+            and (_sweeps_in(memory, here) % LOOK_ROUND != 0 or _sweeps_in(memory, here) == 0)
         ):
             return sweep(f"in the {here}: turn round to see it")
 
@@ -269,7 +324,11 @@ def house_intent(
         return goto(house_walk.goto_args(leg), why, **extra)
 
     looks = _sweeps_in(memory, here)
-    if here is not None and mem.moves and (looks == 0 or (looks % 4 != 0 and memory[-1].startswith("SWEEP"))):
+    if (
+        here is not None
+        and mem.moves
+        and (looks == 0 or (looks % LOOK_ROUND != 0 and memory[-1].startswith("SWEEP")))
+    ):
         # No doorway to walk to: look round this room in quarter turns, so every doorway out of
         # it is seen, and placed, from here.
         return sweep(f"in the {here}: look round for its doorways")
@@ -309,6 +368,10 @@ def house_intent(
 
 
 _ASIDE = "the way ahead is blocked; step aside"
+ESCAPE: list[tuple[int, int, bool]] = [(60, 2, False), (60, 2, False), (180, 3, False), (90, 2, True)]
+"""The ladder of ways out after blocked moves in a row (ours): degrees to turn, steps to walk, and
+whether to turn away from the side first chosen. Two steps aside to the freer side, then back off
+(turn round and walk back over floor just crossed), then the other side; then again."""
 
 
 def _door_key(rooms: frozenset[str]) -> str:
@@ -334,6 +397,30 @@ def _hop_to_frontier(
                 paths[nxt] = [*paths[room], key]
                 todo.append(nxt)
     return None
+
+
+TARGET_AHEAD_SHARE = 0.25
+"""Share of a start view's bottom rows that the target room's floor must fill for the policy to
+walk straight into it (ours)."""
+
+
+def _target_right_ahead_at_start(memory: list[str], target: str) -> float | None:
+    """The heading of the start view whose bottom rows showed the most of ``target``'s floor, if
+    it filled at least :data:`TARGET_AHEAD_SHARE` of them (``None`` otherwise)."""
+    best: tuple[float, float] | None = None
+    for line in memory:
+        got = house_walk.intent_args(line)
+        if got is None or got[0] != "SWEEP" or "saw" not in got[1] or "facing" not in got[1]:
+            continue
+        share = house_walk.read_floors(str(got[1]["saw"])).get(target, 0.0)
+        facing = got[1]["facing"]
+        if (
+            share >= TARGET_AHEAD_SHARE
+            and isinstance(facing, int | float)
+            and (best is None or share > best[0])
+        ):
+            best = (share, float(facing))
+    return best[1] if best is not None else None
 
 
 def _sweeps_in(memory: list[str], room: str | None) -> int:
@@ -366,20 +453,26 @@ def nav_intent(
     remaining: int,
     ask: house.HouseAsk | None = None,
     pose: object = None,
+    steps_used: int = 0,
 ) -> tuple[str, dict[str, object], str]:
     """EviSeek's next intent in a navigation world: ``(intent, args, why)``. ``pose`` is the
-    dead-reckoned pose the seeker was shown (a :class:`~eviseek.types.Pose` as a dict)."""
+    dead-reckoned pose the seeker was shown (a :class:`~eviseek.types.Pose` as a dict);
+    ``steps_used`` the steps the episode has taken (the seeker is told them)."""
     if remaining <= 0:
         return "DONE", {}, "no steps left"
     if ask is not None:
         looked = sum(1 for m in memory if m.startswith("SWEEP") and "'saw'" in m)
-        if looked < START_SWEEPS:
+        if looked < START_SWEEPS and steps_used < 3 * START_SWEEPS:
+            # (The step count guards a working memory kept per subtask, eviseek-nav:paper: a new
+            # subtask's empty memory would otherwise turn round at the start spot again.)
             # A full turn in quarter turns, each recording the floor that fills the bottom rows
             # of the view it starts from: summed over the four sides, the start room's floor
             # wins even when the agent starts by a doorway and looks into the next room.
             saw = house_walk.bottom_floors(view)
-            args: dict[str, object] = {"direction": "left", "turns": 3, "saw": saw}
             at = _pose(pose)
+            args: dict[str, object] = {"direction": "left", "turns": 3, "saw": saw}
+            if at is not None:
+                args["facing"] = round(at.yaw)
             placed = house_walk.doors_in_view(view, at) if at is not None else {}
             if placed:
                 args["doors"] = "; ".join(d.text() for d in placed.values())

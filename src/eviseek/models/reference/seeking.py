@@ -27,7 +27,14 @@ def seek(req: Request) -> dict[str, Any]:
         return Intent("BLOCKED", reasoning="no current view was shown").reply()
     if navigate.is_navigation(offered):
         name, args, why = navigate.nav_intent(
-            req.task, view, memory, req.trail, remaining, req.house, req.meta.get("pose")
+            req.task,
+            view,
+            memory,
+            req.trail,
+            remaining,
+            req.house,
+            req.meta.get("pose"),
+            int(req.meta.get("steps_used", 0) or 0),
         )
         nav_reply = Intent(name, dict(args), reasoning=why).reply()
         if req.meta.get("ask_keep"):
@@ -191,9 +198,14 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
     covered = [int(c) for c in req.meta.get("covered_before") or []]
     active = req.meta.get("active") or {}
     threshold = {"shape": 0.01, "order": 0.6}.get(req.task.kind, 0.8)
+    # Whether the agent has stood in the room the question names, by its own notes and pose
+    # (None: the check was not shown them, as in the paper's controller).
+    stood = navigate.stood_in_target(req.house, req.memory, req.meta.get("pose")) if req.house else None
     if req.house is not None:
-        # The demand is covered once the retained views hold evidence that settles it.
-        fresh = req.views if house.covered(req.house, req.views) else []
+        # The demand is covered once the retained views hold evidence that settles it, and, for
+        # a question about what is inside a named room, once the agent has stood in that room: a
+        # view through a doorway shows only part of a room.
+        fresh = req.views if stood is not False and house.covered(req.house, req.views) else []
     elif req.task.kind == "unknown":
         # A question the policy cannot measure: a retained view of the colour it names is as
         # much as it can establish.
@@ -202,7 +214,7 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
         fresh = [v for v in req.views if quality(req.task, v) >= threshold]
     if fresh and active.get("demand") is not None and int(active["demand"]) not in covered:
         covered.append(int(active["demand"]))
-    settled = bool(req.views) and req.verdict().confidence >= 0.9
+    settled = stood is not False and bool(req.views) and req.verdict().confidence >= 0.9
     demand_ids = [int(d["id"]) for d in req.meta.get("demands") or []]
     all_covered = set(demand_ids) <= set(covered)
     left = int(req.meta.get("remaining_steps", 0) or 0)
@@ -211,6 +223,8 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
         todo = next(d for d in demand_ids if d not in covered)
         where = f"the {req.house.target_room}" if req.house.target_room else "a room not yet seen"
         goal = f"Look round {where} again, from a new spot, for what the question asks"
+        if stood is False:
+            goal = f"Walk into {where} and look round it for what the question asks"
         return {
             "covered": covered,
             "decision": "replan",
