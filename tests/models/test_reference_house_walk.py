@@ -332,7 +332,7 @@ def test_the_controller_does_not_close_a_room_question_before_the_agent_stood_th
     assert reply["covered"] == [1] and reply["decision"] == "stop"
 
 
-def test_a_start_view_full_of_the_target_rooms_floor_is_walked_into() -> None:
+def test_a_start_view_full_of_another_rooms_floor_is_a_doorway_walked_through() -> None:
     # The agent starts by the bedroom's doorway, too close for the threshold to show: the first
     # start view's nearest floor is the bedroom's. After the look round it turns back and walks in.
     ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])

@@ -149,6 +149,9 @@ def house_intent(
     target = ask.target_room
     placed = house_walk.doors_in_view(view, pose)
     merged = dict(mem.doors)
+    views = start_views(memory) + ([(saw, pose.yaw)] if saw else [])
+    for key, near_door in doors_at_start(views, mem.start).items():
+        merged.setdefault(key, near_door)
     for key, seen_door in placed.items():
         merged[key] = house_walk.better(merged.get(key), seen_door)
     doors = house_walk.square_up(merged)
@@ -157,6 +160,7 @@ def house_intent(
         base["doors"] = "; ".join(d.text() for d in placed.values())
     if saw:
         base["saw"] = saw
+        base["facing"] = round(pose.yaw)
 
     def goto(args: dict[str, object], why: str, **extra: object) -> tuple[str, dict[str, object], str]:
         return "GOTO", {**args, **base, **extra}, why
@@ -210,21 +214,6 @@ def house_intent(
         way = ("right" if side == "left" else "left") if flip else side
         why = _ASIDE if turn < 180 else "blocked again and again; back off the way I came"
         return goto({"direction": way, "degrees": turn, "steps": steps}, why, aside=rung + 1, first=side)
-
-    if target is not None and target not in visited and not mem.moves:
-        facing = _target_right_ahead_at_start(memory, target)
-        if facing is not None:
-            # A start view whose nearest floor was mostly the target room's: the agent starts by
-            # its doorway (too close for the threshold to show, so no doorway was placed). Turn
-            # back to that view and walk in.
-            turn = 30.0 * round(house_walk.wrap(facing - pose.yaw) / 30.0)
-            cross = max(0.5, house_walk.nearest_ground_m(view.height, view.width) - 0.5)
-            return goto(
-                house_walk.goto_args(house_walk.Leg(turn, 8)),
-                f"the {target}'s floor lay right ahead in a start view; walk in",
-                enter=target,
-                cross=round(cross, 2),
-            )
 
     if target is not None and here == target:
         sweeps = _sweeps_in(memory, here)
@@ -399,28 +388,48 @@ def _hop_to_frontier(
     return None
 
 
-TARGET_AHEAD_SHARE = 0.25
-"""Share of a start view's bottom rows that the target room's floor must fill for the policy to
-walk straight into it (ours)."""
+NEAR_FLOOR_SHARE = 0.25
+"""Share of a start view's bottom rows that another room's floor must fill for the policy to
+take it for a doorway right ahead (ours)."""
+NEAR_DOOR_M = 1.0
+"""Where such a doorway is placed: this far ahead of the start, on the view's heading (the floor
+at the frame's bottom edge lies 1.5 m ahead at 512x512, so the threshold is nearer than that)."""
 
 
-def _target_right_ahead_at_start(memory: list[str], target: str) -> float | None:
-    """The heading of the start view whose bottom rows showed the most of ``target``'s floor, if
-    it filled at least :data:`TARGET_AHEAD_SHARE` of them (``None`` otherwise)."""
-    best: tuple[float, float] | None = None
+def start_views(memory: list[str]) -> list[tuple[str, float]]:
+    """The start views' nearest floors (:func:`house_walk.bottom_floors`) and headings, as the
+    start sweeps and the first walk wrote them down."""
+    out: list[tuple[str, float]] = []
     for line in memory:
         got = house_walk.intent_args(line)
-        if got is None or got[0] != "SWEEP" or "saw" not in got[1] or "facing" not in got[1]:
+        if got is None or "saw" not in got[1] or "facing" not in got[1]:
             continue
-        share = house_walk.read_floors(str(got[1]["saw"])).get(target, 0.0)
         facing = got[1]["facing"]
-        if (
-            share >= TARGET_AHEAD_SHARE
-            and isinstance(facing, int | float)
-            and (best is None or share > best[0])
-        ):
-            best = (share, float(facing))
-    return best[1] if best is not None else None
+        if isinstance(facing, int | float):
+            out.append((str(got[1]["saw"]), float(facing)))
+    return out
+
+
+def doors_at_start(
+    views: list[tuple[str, float]], start: str | None
+) -> dict[frozenset[str], house_walk.Door]:
+    """Doorways the start views show too close for their threshold to be seen: a view whose
+    nearest floor was mostly another room's (the agent starts by that room's doorway, facing it).
+    Each is placed :data:`NEAR_DOOR_M` ahead of the start on the view's heading, walked straight
+    through along that heading."""
+    out: dict[frozenset[str], tuple[float, house_walk.Door]] = {}
+    if start is None:
+        return {}
+    for saw, facing in views:
+        for room, share in house_walk.read_floors(saw).items():
+            key = frozenset((start, room))
+            if room == start or share < NEAR_FLOOR_SHARE or (key in out and out[key][0] >= share):
+                continue
+            fx, fy = house_walk.forward(facing)
+            through = 30.0 * round(house_walk.wrap(facing) / 30.0)
+            door = house_walk.Door(key, round(NEAR_DOOR_M * fx, 2), round(NEAR_DOOR_M * fy, 2), through, 1.0)
+            out[key] = (share, door)
+    return {k: d for k, (_, d) in out.items()}
 
 
 def _sweeps_in(memory: list[str], room: str | None) -> int:
