@@ -374,3 +374,21 @@ def test_blocked_again_and_again_the_agent_backs_off_then_tries_the_other_side()
         memory.append(_line("GOTO", args, blocked))
     # Aside to the freer side twice, back off (turn round), the other side, then round again.
     assert turns == [("left", 60), ("left", 60), ("left", 180), ("right", 90), ("left", 60)]
+
+
+def test_a_refused_done_in_the_target_room_buys_another_spot_to_look_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
+    monkeypatch.setattr(house, "read_view", lambda v: house.HouseView(room="bedroom", rooms={"bedroom": 900}))
+    walk = _line(
+        "GOTO", {"direction": "ahead", "steps": 2, "at": "+0.00,+0.00", "in": "bedroom"}, "2 action(s)"
+    )
+    looks = [_line("SWEEP", {"direction": "left", "turns": 3, "in": "bedroom"})] * 6
+    memory = [walk, *looks]
+    assert navigate.house_intent(ask, view, memory, [], 60, Pose2(0.0, 0.5, 0.0))[0] == "DONE"
+    memory.append("DONE was refused: the retained evidence does not yet cover demand 1; look somewhere new")
+    name, _, why = navigate.house_intent(ask, view, memory, [], 60, Pose2(0.0, 0.5, 0.0))
+    assert name != "DONE", why

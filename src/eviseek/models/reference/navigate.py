@@ -218,7 +218,11 @@ def house_intent(
     if target is not None and here == target:
         sweeps = _sweeps_in(memory, here)
         last_line = memory[-1] if memory else ""
-        if sweeps < SWEEPS_IN_TARGET or (sweeps % LOOK_ROUND != 0 and sweeps < MORE_SWEEPS_IN_TARGET):
+        # A DONE the controller refused (the views do not settle it yet) buys one more spot to
+        # look round from, rather than the same DONE again.
+        refused = sum(1 for m in memory if m.startswith("DONE was refused"))
+        cap = MORE_SWEEPS_IN_TARGET + LOOK_ROUND * refused
+        if sweeps < SWEEPS_IN_TARGET or (sweeps % LOOK_ROUND != 0 and sweeps < cap):
             return sweep(f"in the {here}: turn round to see all of it")
         x, why = _inside_goal(ask, seen, here)
         if x is not None:
@@ -226,7 +230,7 @@ def house_intent(
             if side in ("left", "right"):
                 return face(side, 30 * turns, why)
             return goto({"direction": "ahead", "steps": 2}, why, target="the thing to read")
-        if sweeps < MORE_SWEEPS_IN_TARGET and not last_line.startswith("GOTO"):
+        if sweeps < cap and not last_line.startswith("GOTO"):
             way, reach = house.open_way(view)
             side, turns = house.steer(way)
             if reach >= house.OPEN_MIN_SHARE and side == "ahead":
@@ -238,7 +242,7 @@ def house_intent(
             if reach >= house.OPEN_MIN_SHARE:
                 return face(side, 30 * turns, f"toward open floor in the {here}")
             return face("right", 90, "no open floor ahead; turn away")
-        if sweeps < MORE_SWEEPS_IN_TARGET:
+        if sweeps < cap:
             return sweep(f"in the {here}: look round from here")
         return "DONE", {}, f"looked round the {here} from {sweeps // LOOK_ROUND} spots"
 
