@@ -142,8 +142,8 @@ class EviSeekNavConfig(EviSeekConfig):
     :class:`~eviseek.agents.eviseek.intents.IntentLibrary`). The longer subtask allowance and the
     extra replan are ours: a house needs more seeker decisions per goal than a tabletop. So are a
     working memory that lasts the episode (up to 40 lines: about one per decision of a 120-step
-    episode) and coverage checks over every retained view; ``eviseek-nav:paper`` turns the ours
-    off.
+    episode), coverage checks over every retained view, and checks that also read the seeker's
+    memory and pose (``coverage_walk``); ``eviseek-nav:paper`` turns the ours off.
     """
 
     budget: int = Field(NAVIGATION_BUDGET, ge=1)
