@@ -1,7 +1,7 @@
 """Does a navigation agent walk to its evidence? Issue 38's numbers on a house run.
 
     python scripts/house_nav_check.py RUN_DIR [--agent eviseek-nav] [--baseline blind]
-        [--kinds object,existence,attribute,location,state,knowledge,counting]
+        [--kinds object,existence,attribute,location,state,knowledge,counting] [--only QUESTIONS.jsonl]
 
 Over the run's questions of the given kinds (the object kinds by default) it prints, for the
 agent:
@@ -18,6 +18,9 @@ agent:
 * **accuracy against the baseline**: exact accuracy of both on the same questions, the paired
   bootstrap 95 % interval of the difference and the exact McNemar p
   (:func:`eviseek.eval.stats.paired_test`, the report's own statistics).
+
+``--only`` counts only the questions a question file lists (for example the questions of one
+sample, read from a larger run such as a full ``house:test`` rerun).
 
 The numbers come from the saved trajectories alone; nothing is rerun.
 """
@@ -63,9 +66,17 @@ def main() -> None:
     ap.add_argument("--agent", default="eviseek-nav")
     ap.add_argument("--baseline", default="blind")
     ap.add_argument("--kinds", default=",".join(OBJECT_KINDS), help="comma-separated slugs")
+    ap.add_argument("--only", default=None, help="a questions .jsonl: count only the questions it lists")
     args = ap.parse_args()
     kinds = {k.strip() for k in args.kinds.split(",") if k.strip()}
     questions = load_questions(args.run_dir)
+    if args.only is not None:
+        try:
+            with open(args.only, encoding="utf-8") as f:
+                listed = {Question.model_validate_json(line).id for line in f if line.strip()}
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"error: cannot read the question ids of --only {args.only}: {e}") from None
+        questions = {k: q for k, q in questions.items() if k in listed}
     by_agent: dict[str, dict[str, Trajectory]] = defaultdict(dict)
     for traj, _ in run_trajectories(args.run_dir, [args.agent, args.baseline]):
         q = questions.get(traj.question_id)

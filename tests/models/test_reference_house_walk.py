@@ -392,3 +392,20 @@ def test_a_refused_done_in_the_target_room_buys_another_spot_to_look_from(
     memory.append("DONE was refused: the retained evidence does not yet cover demand 1; look somewhere new")
     name, _, why = navigate.house_intent(ask, view, memory, [], 60, Pose2(0.0, 0.5, 0.0))
     assert name != "DONE", why
+
+
+def test_a_doorway_beside_the_start_is_placed_toward_the_middle_of_the_floor_beyond() -> None:
+    # Facing north, the hallway's floor fills the left of the bottom rows (the jamb on the right):
+    # the doorway is placed 1 m ahead and to the left, walked through heading north.
+    rgb = np.zeros((64, 64, 3), dtype=np.uint8)
+    rgb[48:, :32] = house.FLOOR_LOOKS["hallway"]
+    saw = house_walk.bottom_floors(analyse_array(rgb))
+    share, x = house_walk.read_floors_at(saw)["hallway"]
+    assert share == pytest.approx(0.5, abs=0.01) and x == pytest.approx(0.25, abs=0.01)
+    doors = navigate.doors_at_start([(saw, 0.0)], "laundry room")
+    door = doors[frozenset(("hallway", "laundry room"))]
+    assert door.y == pytest.approx(1.0) and door.x == pytest.approx(-0.5, abs=0.05)
+    assert door.through == 0.0
+    # Too little of it, or the start room's own floor: no doorway.
+    assert navigate.doors_at_start([("hallway:0.10@0.25", 0.0)], "laundry room") == {}
+    assert navigate.doors_at_start([(saw, 0.0)], "hallway") == {}

@@ -112,28 +112,42 @@ BOTTOM_ROWS = 0.1
 
 
 def bottom_floors(view: View) -> str:
-    """The floors filling the bottom rows of ``view``, as shares of those rows (``"dining
-    room:0.76,laundry room:0.05"``): the nearest floor the camera sees."""
+    """The floors filling the bottom rows of ``view``, as shares of those rows, each with the
+    horizontal centre of its pixels there as a share of the width (``"dining room:0.76@0.40,
+    laundry room:0.05@0.93"``): the nearest floor the camera sees, and which way it lies."""
     lab = labels(view)
-    h = lab.shape[0]
+    h, w = lab.shape
     band = lab[h - max(1, round(h * BOTTOM_ROWS)) :]
     counts = np.bincount(band[band >= 0].ravel(), minlength=len(house.FLOOR_LOOKS))
     names = list(house.FLOOR_LOOKS)
-    parts = [f"{names[i]}:{c / band.size:.2f}" for i, c in enumerate(counts) if c / band.size >= 0.01]
+    cols = np.arange(w)[None, :].repeat(band.shape[0], axis=0)
+    parts = []
+    for i, c in enumerate(counts):
+        if c / band.size >= 0.01:
+            x = (float(cols[band == i].mean()) + 0.5) / w
+            parts.append(f"{names[i]}:{c / band.size:.2f}@{x:.2f}")
     return ",".join(parts) or "none"
 
 
 def read_floors(text: str) -> dict[str, float]:
-    """A :func:`bottom_floors` record read back."""
-    out: dict[str, float] = {}
+    """A :func:`bottom_floors` record read back: each floor's share of the bottom rows."""
+    return {name: share for name, (share, _x) in read_floors_at(text).items()}
+
+
+def read_floors_at(text: str) -> dict[str, tuple[float, float]]:
+    """A :func:`bottom_floors` record read back: each floor's share of the bottom rows and the
+    horizontal centre of its pixels there (0.5, the middle, when the record does not say)."""
+    out: dict[str, tuple[float, float]] = {}
     for part in text.split(","):
-        name, _, share = part.rpartition(":")
+        name, _, rest = part.rpartition(":")
+        share, _, at = rest.partition("@")
         try:
             value = float(share)
+            x = float(at) if at else 0.5
         except ValueError:
             continue
         if name in house.FLOOR_LOOKS:
-            out[name] = value
+            out[name] = (value, x)
     return out
 
 

@@ -396,8 +396,9 @@ NEAR_FLOOR_SHARE = 0.25
 """Share of a start view's bottom rows that another room's floor must fill for the policy to
 take it for a doorway right ahead (ours)."""
 NEAR_DOOR_M = 1.0
-"""Where such a doorway is placed: this far ahead of the start, on the view's heading (the floor
-at the frame's bottom edge lies 1.5 m ahead at 512x512, so the threshold is nearer than that)."""
+"""Where such a doorway is placed: this far ahead of the start (the floor at the frame's bottom
+edge lies 1.5 m ahead at 512x512, so the threshold is nearer than that), toward the middle of
+that floor in the bottom rows (an agent offset from the opening sees the jamb on one side)."""
 
 
 def start_views(memory: list[str]) -> list[tuple[str, float]]:
@@ -419,19 +420,20 @@ def doors_at_start(
 ) -> dict[frozenset[str], house_walk.Door]:
     """Doorways the start views show too close for their threshold to be seen: a view whose
     nearest floor was mostly another room's (the agent starts by that room's doorway, facing it).
-    Each is placed :data:`NEAR_DOOR_M` ahead of the start on the view's heading, walked straight
-    through along that heading."""
+    Each is placed :data:`NEAR_DOOR_M` ahead of the start, toward the middle of that floor in the
+    view's bottom rows, and walked through square, along the view's heading."""
     out: dict[frozenset[str], tuple[float, house_walk.Door]] = {}
     if start is None:
         return {}
     for saw, facing in views:
-        for room, share in house_walk.read_floors(saw).items():
+        for room, (share, x) in house_walk.read_floors_at(saw).items():
             key = frozenset((start, room))
             if room == start or share < NEAR_FLOOR_SHARE or (key in out and out[key][0] >= share):
                 continue
-            fx, fy = house_walk.forward(facing)
+            right = NEAR_DOOR_M * math.tan(math.radians(house.bearing(x)))
+            cx, cy = house_walk.Pose2(0.0, 0.0, facing).to_world(NEAR_DOOR_M, right)
             through = 30.0 * round(house_walk.wrap(facing) / 30.0)
-            door = house_walk.Door(key, round(NEAR_DOOR_M * fx, 2), round(NEAR_DOOR_M * fy, 2), through, 1.0)
+            door = house_walk.Door(key, round(cx, 2), round(cy, 2), through, 1.0)
             out[key] = (share, door)
     return {k: d for k, (_, d) in out.items()}
 
