@@ -409,3 +409,27 @@ def test_a_doorway_beside_the_start_is_placed_toward_the_middle_of_the_floor_bey
     # Too little of it, or the start room's own floor: no doorway.
     assert navigate.doors_at_start([("hallway:0.10@0.25", 0.0)], "laundry room") == {}
     assert navigate.doors_at_start([(saw, 0.0)], "hallway") == {}
+
+
+def test_none_there_waits_for_a_second_look_round_in_the_named_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(house, "covered", lambda ask, views: True)
+    monkeypatch.setattr(Request, "verdict", lambda self: Verdict("no", 0.9, 0, "none seen all round"))
+    monkeypatch.setattr(
+        Request, "views", property(lambda self: [analyse_array(np.zeros((8, 8, 3), np.uint8))])
+    )
+    question = "Is there a cup in the bedroom?"
+    walk = _line(
+        "GOTO", {"direction": "ahead", "steps": 2, "at": "+0.00,+0.00", "in": "bedroom"}, "2 action(s)"
+    )
+    look = _line("SWEEP", {"direction": "left", "turns": 3, "in": "bedroom"})
+
+    def check(memory: list[str]) -> dict[str, object]:
+        req = _coverage_request(memory)
+        req.house = house.read_ask(question, ["yes", "no"])
+        return seeking.coverage(req)
+
+    assert check([walk, *[look] * 3])["covered"] == []  # one look round: not yet
+    assert check([walk, *[look] * 6])["covered"] == [1]  # two: "no" it is
+    # A "yes" needs no second look.
+    monkeypatch.setattr(Request, "verdict", lambda self: Verdict("yes", 0.95, 0, "a cup"))
+    assert check([walk, *[look] * 3])["covered"] == [1]

@@ -438,6 +438,11 @@ def doors_at_start(
     return {k: d for k, (_, d) in out.items()}
 
 
+def looks_in(memory: list[str], room: str | None) -> int:
+    """Quarter-turn sweeps taken in ``room`` (each records the room it was taken in)."""
+    return _sweeps_in(memory, room)
+
+
 def _sweeps_in(memory: list[str], room: str | None) -> int:
     """Quarter-turn sweeps taken in ``room`` (each records the room it was taken in)."""
     n = 0

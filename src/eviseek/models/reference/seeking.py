@@ -191,6 +191,18 @@ def _keep_house(req: Request, candidates: list[View]) -> dict[str, Any]:
     return {"keep": True, "frames": frames[-3:], "note": f"{where}; {seen}"}
 
 
+def _absent_too_soon(req: Request) -> bool:
+    """Whether the views say "none there" (existence "no", counting "0") before the agent has
+    looked round the named room from two spots, by its own notes: one look round misses a small
+    thing standing behind furniture of its own colour or too far off to read (ours)."""
+    ask = req.house
+    if ask is None or ask.kind not in ("existence", "counting") or not req.views:
+        return False
+    if req.verdict().answer not in ("no", "0"):
+        return False
+    return navigate.looks_in(req.memory, ask.target_room) < navigate.MORE_SWEEPS_IN_TARGET
+
+
 def _coverage_nav(req: Request) -> dict[str, Any]:
     """The navigation controller's check: the active demand is covered when a newly retained
     view is good enough for the question (the keeper's own bar); stop once the retained views
@@ -201,11 +213,13 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
     # Whether the agent has stood in the room the question names, by its own notes and pose
     # (None: the check was not shown them, as in the paper's controller).
     stood = navigate.stood_in_target(req.house, req.memory, req.meta.get("pose")) if req.house else None
+    # Held back: not stood there yet, or about to say "none there" after one look round only.
+    hold = stood is False or (stood is True and _absent_too_soon(req))
     if req.house is not None:
         # The demand is covered once the retained views hold evidence that settles it, and, for
         # a question about what is inside a named room, once the agent has stood in that room: a
         # view through a doorway shows only part of a room.
-        fresh = req.views if stood is not False and house.covered(req.house, req.views) else []
+        fresh = req.views if not hold and house.covered(req.house, req.views) else []
     elif req.task.kind == "unknown":
         # A question the policy cannot measure: a retained view of the colour it names is as
         # much as it can establish.
@@ -214,7 +228,7 @@ def _coverage_nav(req: Request) -> dict[str, Any]:
         fresh = [v for v in req.views if quality(req.task, v) >= threshold]
     if fresh and active.get("demand") is not None and int(active["demand"]) not in covered:
         covered.append(int(active["demand"]))
-    settled = stood is not False and bool(req.views) and req.verdict().confidence >= 0.9
+    settled = not hold and bool(req.views) and req.verdict().confidence >= 0.9
     demand_ids = [int(d["id"]) for d in req.meta.get("demands") or []]
     all_covered = set(demand_ids) <= set(covered)
     left = int(req.meta.get("remaining_steps", 0) or 0)
