@@ -433,3 +433,30 @@ def test_none_there_waits_for_a_second_look_round_in_the_named_room(monkeypatch:
     # A "yes" needs no second look.
     monkeypatch.setattr(Request, "verdict", lambda self: Verdict("yes", 0.95, 0, "a cup"))
     assert check([walk, *[look] * 3])["covered"] == [1]
+
+
+def test_a_route_never_leads_straight_back_through_the_doorway_just_crossed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The agent walked from the bathroom into the laundry room. Its notes say the bathroom has a
+    # doorway to the office (seen, not placed), so the map's route to the office runs back through
+    # the bathroom; from the bathroom a like glimpse had sent it here. It tries the laundry room's
+    # own way on (the kitchen) instead of walking to and fro.
+    ask = house.read_ask("Is there a vase in the office?", ["yes", "no"])
+    assert ask is not None
+    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
+    monkeypatch.setattr(house, "read_view", lambda v: house.HouseView(room="laundry room"))
+    doors = "bathroom/laundry room@+0.00,+1.00>0~1.00; kitchen/laundry room@+2.00,+3.00>90~1.00"
+    args = {
+        "direction": "ahead",
+        "steps": 9,
+        "at": "+0.00,+0.00",
+        "in": "bathroom",
+        "door": "bathroom/laundry room",
+        "enter": "laundry room",
+        "cross": 1.0,
+        "doors": doors,
+    }
+    memory = [_line("GOTO", args, "9 action(s); kept: in the bathroom; doorways bathroom / office")]
+    name, got, why = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.25, 0.0))
+    assert got.get("door") == "kitchen/laundry room", (name, got, why)

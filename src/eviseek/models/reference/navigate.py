@@ -275,6 +275,14 @@ def house_intent(
     hard = {k for k in doors if tries.get(_door_key(k), 0) >= DOOR_TRIES}
     door: house_walk.Door | None = None
     into: str | None = None
+    # The doorway the agent last walked through: a route read from other views may point straight
+    # back through it (a doorway glimpsed through two aligned ones), and following such routes
+    # both ways walked one episode to and fro between two rooms for 48 steps. Going back is left
+    # to the dead-end rule below.
+    came = next(
+        (m.door for m in reversed(mem.moves) if m.door is not None and m.enter == here and m.room != here),
+        None,
+    )
     if here is not None and target is not None:
         route = known.route(here, target)
         if (
@@ -282,6 +290,7 @@ def house_intent(
             and len(route) >= 2
             and frozenset((here, route[1])) in doors
             and frozenset((here, route[1])) not in hard
+            and _door_key(frozenset((here, route[1]))) != came
         ):
             door, into = doors[frozenset((here, route[1]))], route[1]
     if door is None and here is not None:
@@ -392,7 +401,7 @@ def _hop_to_frontier(
     return None
 
 
-NEAR_FLOOR_SHARE = 0.25
+NEAR_FLOOR_SHARE = 0.3
 """Share of a start view's bottom rows that another room's floor must fill for the policy to
 take it for a doorway right ahead (ours)."""
 NEAR_DOOR_M = 1.0
