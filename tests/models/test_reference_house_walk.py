@@ -460,3 +460,30 @@ def test_a_route_never_leads_straight_back_through_the_doorway_just_crossed(
     memory = [_line("GOTO", args, "9 action(s); kept: in the bathroom; doorways bathroom / office")]
     name, got, why = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.25, 0.0))
     assert got.get("door") == "kitchen/laundry room", (name, got, why)
+
+
+def test_a_new_spot_in_the_target_room_lies_further_in_not_back_through_the_doorway(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
+    assert ask is not None
+    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
+    monkeypatch.setattr(house, "read_view", lambda v: house.HouseView(room="bedroom", rooms={"bedroom": 900}))
+    walk_in = {
+        "direction": "ahead",
+        "steps": 9,
+        "at": "+0.00,+0.00",
+        "in": "kitchen",
+        "door": "bedroom/kitchen",
+        "enter": "bedroom",
+        "cross": 1.0,
+        "doors": "bedroom/kitchen@+0.00,+1.00>180~1.00",
+    }
+    memory = [
+        _line("GOTO", walk_in, "9 action(s)"),
+        *[_line("SWEEP", {"direction": "left", "turns": 3, "in": "bedroom"})] * 3,
+    ]
+    # Facing back toward the doorway (south) after the look round: it turns north and walks on.
+    name, args, why = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.25, 180.0))
+    assert (name, args["degrees"], args["steps"]) == ("GOTO", 180, 4), why
+    assert "further into the bedroom" in why

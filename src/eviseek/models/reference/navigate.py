@@ -231,6 +231,13 @@ def house_intent(
                 return face(side, 30 * turns, why)
             return goto({"direction": "ahead", "steps": 2}, why, target="the thing to read")
         if sweeps < cap and not last_line.startswith("GOTO"):
+            inward = _inward(mem.moves, here, doors)
+            if inward is not None:
+                # Further in along the way it came in: the floor within 1.5 m never shows to a
+                # level camera, so "open floor ahead" can lead straight back out through the
+                # doorway (one tuning episode went to and fro across it for five spots).
+                leg = house_walk.Leg(30.0 * round(house_walk.wrap(inward - pose.yaw) / 30.0), 4)
+                return goto(house_walk.goto_args(leg), f"a new spot further into the {here} to look from")
             way, reach = house.open_way(view)
             side, turns = house.steer(way)
             if reach >= house.OPEN_MIN_SHARE and side == "ahead":
@@ -374,6 +381,24 @@ ESCAPE: list[tuple[int, int, bool]] = [(60, 2, False), (60, 2, False), (180, 3, 
 """The ladder of ways out after blocked moves in a row (ours): degrees to turn, steps to walk, and
 whether to turn away from the side first chosen. Two steps aside to the freer side, then back off
 (turn round and walk back over floor just crossed), then the other side; then again."""
+
+
+def _inward(
+    moves: list[house_walk.Move], here: str, doors: dict[frozenset[str], house_walk.Door]
+) -> float | None:
+    """The heading the agent walked into ``here`` along (through the doorway of its last walk
+    into it), or ``None`` when no such walk is on record."""
+    for m in reversed(moves):
+        if m.enter != here or m.door is None or m.room == here:
+            continue
+        door = doors.get(frozenset(m.door.split("/")))
+        if door is None:
+            return None
+        fx, fy = house_walk.forward(door.through)
+        if (door.x - m.at[0]) * fx + (door.y - m.at[1]) * fy < 0:
+            return house_walk.wrap(door.through + 180.0)
+        return door.through
+    return None
 
 
 def _door_key(rooms: frozenset[str]) -> str:
