@@ -487,3 +487,14 @@ def test_a_new_spot_in_the_target_room_lies_further_in_not_back_through_the_door
     name, args, why = navigate.house_intent(ask, view, memory, [], 80, Pose2(0.0, 2.25, 180.0))
     assert (name, args["degrees"], args["steps"]) == ("GOTO", 180, 4), why
     assert "further into the bedroom" in why
+
+
+def test_something_right_in_front_is_seen_before_walking_into_it() -> None:
+    rgb = np.zeros((64, 64, 3), dtype=np.uint8)
+    rgb[40:] = house.FLOOR_LOOKS["kitchen"]
+    assert not navigate.blocked_ahead(analyse_array(rgb))
+    rgb[40:, 26:38] = (200, 40, 40)  # a red cabinet standing right ahead, down to the bottom edge
+    assert navigate.blocked_ahead(analyse_array(rgb))
+    rgb = np.zeros((64, 64, 3), dtype=np.uint8)
+    rgb[40:, :20] = house.FLOOR_LOOKS["kitchen"]  # floor on the left only: a wall ahead
+    assert navigate.blocked_ahead(analyse_array(rgb))

@@ -319,6 +319,12 @@ def house_intent(
     if door is not None and into is not None:
         swap = blocked and last is not None and last.door == _door_key(door.rooms)
         leg = house_walk.leg_through(door, pose, into, swap_order=swap)
+        if leg is not None and leg.turn == 0 and not leg.crossing and blocked_ahead(view):
+            # The leg straight ahead runs into something the view already shows (no floor in
+            # front of the body): walk the other leg first, as after a blocked one.
+            other = house_walk.leg_through(door, pose, into, swap_order=not swap)
+            if other is not None and other.turn != 0:
+                leg = other
         why = f"the doorway to the {into}" + (
             f", on the way to the {target}" if target and target != into else ""
         )
@@ -399,6 +405,20 @@ def _inward(
             return house_walk.wrap(door.through + 180.0)
         return door.through
     return None
+
+
+BODY_COLUMNS = 0.14
+"""Share of the frame's width the body (0.4 m) covers at the bottom edge, 1.5 m ahead at 512x512."""
+
+
+def blocked_ahead(view: View) -> bool:
+    """Whether something stands right in front of the body: no floor at the bottom edge in the
+    middle columns as wide as the body (furniture or a wall nearer than the nearest floor the
+    level camera sees)."""
+    reach = house.floor_reach(view)
+    w = reach.size
+    half = max(1, round(w * BODY_COLUMNS / 2))
+    return float(reach[w // 2 - half : w // 2 + half].min()) <= 0.0
 
 
 def _door_key(rooms: frozenset[str]) -> str:
