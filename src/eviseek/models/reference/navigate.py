@@ -211,9 +211,9 @@ def house_intent(
             if prev is not None and prev[1].get("aside"):
                 side = str(prev[1].get("first", prev[1].get("direction", side)))
         turn, steps, flip = ESCAPE[rung]
-        way = ("right" if side == "left" else "left") if flip else side
+        toward = ("right" if side == "left" else "left") if flip else side
         why = _ASIDE if turn < 180 else "blocked again and again; back off the way I came"
-        return goto({"direction": way, "degrees": turn, "steps": steps}, why, aside=rung + 1, first=side)
+        return goto({"direction": toward, "degrees": turn, "steps": steps}, why, aside=rung + 1, first=side)
 
     if target is not None and here == target:
         sweeps = _sweeps_in(memory, here)
@@ -236,8 +236,8 @@ def house_intent(
                 # Further in along the way it came in: the floor within 1.5 m never shows to a
                 # level camera, so "open floor ahead" can lead straight back out through the
                 # doorway (one tuning episode went to and fro across it for five spots).
-                leg = house_walk.Leg(30.0 * round(house_walk.wrap(inward - pose.yaw) / 30.0), 4)
-                return goto(house_walk.goto_args(leg), f"a new spot further into the {here} to look from")
+                further = house_walk.Leg(30.0 * round(house_walk.wrap(inward - pose.yaw) / 30.0), 4)
+                return goto(house_walk.goto_args(further), f"a new spot further into the {here} to look from")
             way, reach = house.open_way(view)
             side, turns = house.steer(way)
             if reach >= house.OPEN_MIN_SHARE and side == "ahead":
