@@ -15,6 +15,9 @@ agent:
   share its coverage checks judged covered in an episode whose answer-time views show the
   question's evidence (visual support above 0: the object in a kept view, or for "none there"
   answers the surfaces it could stand on); also the share covered at all;
+* **how the walks went**: the share of forward moves that were blocked, and the episodes that
+  ended with 12 or more steps unspent (the controller stopped, or the plan ran out) without the
+  target room entered;
 * **accuracy against the baseline**: exact accuracy of both on the same questions, the paired
   bootstrap 95 % interval of the difference and the exact McNemar p
   (:func:`eviseek.eval.stats.paired_test`, the report's own statistics).
@@ -28,8 +31,10 @@ The numbers come from the saved trajectories alone; nothing is rerun.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 from collections import defaultdict
+from pathlib import Path
 
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.eval.express.metrics import episode_nav
@@ -58,6 +63,20 @@ def demand_counts(traj: Trajectory) -> tuple[int, int, int]:
     support = traj.result.support if traj.result is not None else None
     shown = covered if support is not None and support > 0 else 0
     return n, covered, shown
+
+
+UNSPENT = 12
+"""Steps left at the end that count an episode as ended early (a look round and a few moves; the
+reference controller stops rather than replans with fewer left)."""
+
+
+def run_budget(run_dir: str) -> int:
+    """The run's step budget (``run.json``; 120, the house default, when it does not say)."""
+    try:
+        with open(Path(run_dir) / "run.json", encoding="utf-8") as f:
+            return int(json.load(f).get("budget") or 120)
+    except (OSError, ValueError, TypeError):
+        return 120
 
 
 def main() -> None:
@@ -107,6 +126,17 @@ def main() -> None:
             f"  demands covered with the evidence in a kept view: {n_shown} of {n_dem} "
             f"({100 * n_shown / n_dem:.1f} %); covered at all: {n_cov} ({100 * n_cov / n_dem:.1f} %)"
         )
+    moves = [s for q in qids for s in mine[q].steps if s.action.name == "move_forward"]
+    blocked = sum(1 for s in moves if not s.feedback.success)
+    budget = run_budget(args.run_dir)
+    early = [q for q in qids if len(mine[q].steps) <= budget - UNSPENT]
+    early_out = sum(1 for q, e in zip(qids, entered, strict=True) if q in early and not e)
+    if moves:
+        print(f"  forward moves blocked: {blocked} of {len(moves)} ({100 * blocked / len(moves):.1f} %)")
+    print(
+        f"  episodes ended with {UNSPENT} or more of the {budget} steps unspent: {len(early)}, "
+        f"{early_out} of them without entering the target room"
+    )
     by_kind: dict[str, list[bool]] = defaultdict(list)
     for q in qids:
         result = mine[q].result
