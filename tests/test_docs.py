@@ -28,6 +28,7 @@ RUN_OUTPUTS = {
     "report.md",
     "summary.json",
     "heldout.json",  # the AutoTool learning run's held-out scores, per model folder
+    "run_time.json",  # the AutoTool learning run's CPU and wall time, per seed folder
     "results.csv",
     "report/index.html",
     "autotool_summary.json",
@@ -40,6 +41,7 @@ RUN_OUTPUTS = {
 # Files of other projects, named when saying where a rule comes from.
 OTHER_PROJECTS = {
     "evaluation.py",  # EXPRESS-Bench's scorer
+    "ppo_trainer.yaml",  # verl's trainer defaults, named for its constant actor learning rate
     "data/express-bench.json",  # EXPRESS-Bench's question file
     "prompt/evaluation.txt",  # EXPRESS-Bench's judge prompt, read from the user's checkout
     "Family/Subcategory/scene/room/file.json",  # ESI-Bench's answer-file layout
