@@ -31,7 +31,7 @@ from eviseek.envs.house.grid import OccupancyGrid, blocker_at
 from eviseek.envs.house.limits import checked_house
 from eviseek.envs.house.questions import ENV_ID, KINDS, build_question, unknown_kinds_message
 from eviseek.envs.house.seen import SeenMap
-from eviseek.envs.house.sim import HouseProbe, HouseSim
+from eviseek.envs.house.sim import HouseProbe, HouseSim, check_renderer
 from eviseek.envs.house.spec import HouseSpec
 from eviseek.envs.range_scan import SCAN_MAX_RANGE, SCAN_RAYS, range_scan
 from eviseek.envs.simulated import SimulatedEnv, SupportOracle
@@ -100,10 +100,7 @@ class HouseEnv(SimulatedEnv["HouseOracle"]):
     ) -> None:
         """``look``: also offer ``look_up``/``look_down`` (ours; the paper's interface has no tilt)."""
         self.look = look
-        if renderer != "tiny":
-            # Refused when the env is built, not at its first reset: TinyRenderer is the only
-            # renderer whose houses were measured and checked (docs/house.md, "Speed").
-            raise EnvError(f"the house renders with TinyRenderer only; got renderer={renderer!r}, use 'tiny'")
+        check_renderer(renderer)  # when the env is built, not at its first reset
         self._setup(width=width, height=height, renderer=renderer, max_steps=max_steps, privileged=privileged)
         unknown = [k for k in kinds or [] if k not in KINDS]
         if unknown:

@@ -37,6 +37,13 @@ def _pb() -> Any:
     return require_pybullet("the house environment")
 
 
+def check_renderer(renderer: str) -> None:
+    """Refuse any renderer but TinyRenderer, the only one whose houses were measured and checked
+    (docs/house.md, "Speed": PyBullet's EGL plugin lights them differently)."""
+    if renderer != "tiny":
+        raise EnvError(f"the house renders with TinyRenderer only; got renderer={renderer!r}, use 'tiny'")
+
+
 class HouseSim(OwnedClient):
     """A house built in PyBullet. ``uid`` maps body names to ids; ``name_of`` maps back."""
 
@@ -52,8 +59,7 @@ class HouseSim(OwnedClient):
     ) -> None:
         """``cull``: hide the bodies the camera cannot see before each render (same pixels,
         less work; ``False`` draws every body, for comparisons). A parked probe never culls."""
-        if renderer != "tiny":
-            raise EnvError(f"the house renders with TinyRenderer only; got renderer={renderer!r}, use 'tiny'")
+        check_renderer(renderer)
         if width < 16 or height < 16:
             raise EnvError(f"image size {width}x{height} is too small; use at least 16x16")
         self.p = _pb()
