@@ -109,6 +109,29 @@ def test_the_room_underfoot_changes_only_past_the_crossing() -> None:
     assert house_walk.room_now(house_walk.recall(sweeps[1:2]), Pose2(0.0, 0.0, 0.0)) == "kitchen"
 
 
+def test_a_walk_not_aimed_at_a_doorway_still_changes_room_when_it_crosses_one() -> None:
+    # A doorway placed 1 m north of the start, walked through heading north (yaw 0).
+    door = Door(frozenset(("hallway", "kitchen")), 0.0, 1.0, 0.0, 1.0).text()
+    sweep = f"SWEEP {{'direction': 'left', 'turns': 3, 'saw': 'hallway:0.80', 'doors': '{door}'}}: 3 action(s)"
+    walk = "GOTO {'direction': 'ahead', 'steps': 4, 'at': '+0.00,+0.00', 'in': 'hallway'}: 4 action(s)"
+    mem = house_walk.recall([sweep, walk])
+    assert mem.moves[-1].enter is None
+    # Short of the threshold, or only just over it: still the hallway.
+    assert house_walk.room_now(mem, Pose2(0.0, 0.9, 0.0)) == "hallway"
+    assert house_walk.room_now(mem, Pose2(0.0, 1.1, 0.0)) == "hallway"
+    # Past it through the opening: the kitchen.
+    assert house_walk.room_now(mem, Pose2(0.2, 1.5, 0.0)) == "kitchen"
+    # Past the threshold's line but 2 m to the side of the opening: through a wall it is not.
+    assert house_walk.room_now(mem, Pose2(2.0, 1.5, 0.0)) == "hallway"
+    # The same walk from the kitchen side back south: into the hallway.
+    back = walk.replace("'at': '+0.00,+0.00', 'in': 'hallway'", "'at': '+0.00,+2.00', 'in': 'kitchen'")
+    assert house_walk.room_now(house_walk.recall([sweep, back]), Pose2(0.0, 0.5, 180.0)) == "hallway"
+    # A doorway of another room does not count.
+    other = Door(frozenset(("office", "bedroom")), 0.0, 1.0, 0.0, 1.0).text()
+    mem = house_walk.recall([sweep.replace(door, other), walk])
+    assert house_walk.room_now(mem, Pose2(0.0, 1.5, 0.0)) == "hallway"
+
+
 def test_doorway_records_read_back() -> None:
     door = Door(frozenset(("kitchen", "living room")), -1.25, 3.5, -90.0)
     again = house_walk.parse_door(door.text())

@@ -423,14 +423,63 @@ def recall(memory: list[str]) -> Recall:
 
 def room_now(mem: Recall, pose: Pose2) -> str | None:
     """The room the agent stands in: the one the last walk led into, once it walked past the
-    crossing, else the one it started in; before any walk, the room the first sweeps showed."""
+    crossing, else the one it started in; before any walk, the room the first sweeps showed.
+
+    A walk that was not aimed at a doorway (toward a floor in view, over open floor) can still
+    pass through one: when its straight track crosses the threshold of a placed doorway of the
+    room it started in, it ends in the room on the other side (:func:`crossed_door`)."""
     if not mem.moves:
         return mem.start
     last = mem.moves[-1]
     walked = math.hypot(pose.x - last.at[0], pose.y - last.at[1])
-    if last.enter is not None and last.cross is not None and walked >= last.cross + 0.2:
-        return last.enter
+    if last.enter is not None and last.cross is not None:
+        if walked >= last.cross + 0.2:
+            return last.enter
+        return last.room
+    if last.room is not None:
+        other = crossed_door(mem.doors, last.room, last.at, (pose.x, pose.y))
+        if other is not None:
+            return other
     return last.room
+
+
+PAST_THRESHOLD_M = 0.2
+"""How far past a threshold a walk must end to count as through it (ours: the body's radius)."""
+THRESHOLD_SLACK_M = 0.8
+"""How far from a placed doorway's centre, along its threshold, a track may cross it and still
+count as passing through (ours: half the 1 m opening plus the placing error of a few tenths of a
+metre that dead reckoning and a partly hidden threshold add)."""
+
+
+def crossed_door(
+    doors: dict[frozenset[str], Door], room: str, start: tuple[float, float], end: tuple[float, float]
+) -> str | None:
+    """The room on the far side of the first placed doorway of ``room`` whose threshold the
+    straight track from ``start`` to ``end`` crosses (ending at least :data:`PAST_THRESHOLD_M`
+    past it, within :data:`THRESHOLD_SLACK_M` of its centre), else ``None``.
+
+    Before issue 38's fourth stop only walks aimed at a doorway could change the room underfoot;
+    at 320x240 the floor at the frame's bottom lies 2 m ahead, so a short walk toward a room in
+    view often passed a threshold the policy never saw, and it then took the room it had left
+    for the one it stood in (and walked back through the same doorway to "enter" it)."""
+    best: tuple[float, str] | None = None
+    for key, door in doors.items():
+        if room not in key:
+            continue
+        n = forward(door.through)
+        s0 = (start[0] - door.x) * n[0] + (start[1] - door.y) * n[1]
+        s1 = (end[0] - door.x) * n[0] + (end[1] - door.y) * n[1]
+        if s0 * s1 >= 0 or abs(s1) < PAST_THRESHOLD_M:
+            continue
+        t = s0 / (s0 - s1)
+        px = start[0] + t * (end[0] - start[0])
+        py = start[1] + t * (end[1] - start[1])
+        lateral = (px - door.x) * n[1] - (py - door.y) * n[0]
+        if abs(lateral) > THRESHOLD_SLACK_M:
+            continue
+        if best is None or t < best[0]:
+            best = (t, next(iter(key - {room})))
+    return best[1] if best is not None else None
 
 
 # ------------------------------------------------------------------------------ legs
