@@ -112,7 +112,9 @@ def test_the_room_underfoot_changes_only_past_the_crossing() -> None:
 def test_a_walk_not_aimed_at_a_doorway_still_changes_room_when_it_crosses_one() -> None:
     # A doorway placed 1 m north of the start, walked through heading north (yaw 0).
     door = Door(frozenset(("hallway", "kitchen")), 0.0, 1.0, 0.0, 1.0).text()
-    sweep = f"SWEEP {{'direction': 'left', 'turns': 3, 'saw': 'hallway:0.80', 'doors': '{door}'}}: 3 action(s)"
+    sweep = (
+        f"SWEEP {{'direction': 'left', 'turns': 3, 'saw': 'hallway:0.80', 'doors': '{door}'}}: 3 action(s)"
+    )
     walk = "GOTO {'direction': 'ahead', 'steps': 4, 'at': '+0.00,+0.00', 'in': 'hallway'}: 4 action(s)"
     mem = house_walk.recall([sweep, walk])
     assert mem.moves[-1].enter is None

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from eviseek._lazy import require_pybullet
 from eviseek.envs import view
 from eviseek.envs.colors import rgba
@@ -31,6 +33,13 @@ PARK_Z = -50.0
 LIGHT = Lighting(direction=(0.35, 0.25, 1.0), ambient=0.62, diffuse=0.42, specular=0.02, shadow=False)
 """Soft light from above, no shadows (shadows double TinyRenderer's cost; ours)."""
 FLOOR_THICKNESS = 0.02
+PLANE_EPS_M = 1e-5
+"""How near the camera's own plane (the plane through the eye square to the view) a corner of a
+body may lie before the eye is moved off it (:meth:`HouseSim.render`): a few float32 steps at house
+coordinates (ours)."""
+NUDGE_M = 1e-4
+"""How far back along the view the eye moves when a corner lies in its plane (ours): a twentieth
+of a pixel for a thing 1 m away at 512x512, far below anything a reader of the frame can see."""
 
 
 def _pb() -> Any:
@@ -77,6 +86,10 @@ class HouseSim(OwnedClient):
         self._culler: Culler | None = None
         self._hidden: set[str] = set()
         """Bodies parked below the house for the current frame (culling)."""
+        self._corners: list[tuple[float, float, float]] = []
+        """Corners of every body's box (or of the box around a round part), where it belongs and
+        where it is parked: the points :meth:`render` keeps out of the camera's plane."""
+        self._corner_array: np.ndarray | None = None
         self.spec = spec
         self.build(spec)
 
@@ -95,6 +108,8 @@ class HouseSim(OwnedClient):
         self.home.clear()
         self._bodies = []
         self._hidden = set()
+        self._corners = []
+        self._corner_array = None
         for room in spec.rooms:
             x0, y0, x1, y1 = room.rect
             self._box(
@@ -163,6 +178,7 @@ class HouseSim(OwnedClient):
                 vis = p.createVisualShape(
                     p.GEOM_CYLINDER, radius=min(ex, ey) / 2, length=ez, rgbaColor=colour, physicsClientId=c
                 )
+            self._add_corners((ex / 2, ey / 2, ez / 2), (centre[0], centre[1], centre[2]), it.position[2])
             shapes.append(vis)
             offsets.append([centre[k] - it.position[k] for k in range(3)])
             turns.append(turn)
@@ -227,6 +243,7 @@ class HouseSim(OwnedClient):
             self.p.GEOM_BOX, halfExtents=list(half), rgbaColor=list(color), physicsClientId=self.client
         )
         self._add(name, vis, pos)
+        self._add_corners(half, pos, pos[2])
         footprint = (pos[0] - half[0], pos[1] - half[1], pos[0] + half[0], pos[1] + half[1])
         self._bodies.append(Body(name, footprint, rooms))
 
@@ -276,6 +293,43 @@ class HouseSim(OwnedClient):
         out.update({it.name: it.footprint for it in self.spec.items})
         return out
 
+    def _add_corners(
+        self, half: tuple[float, float, float], centre: tuple[float, float, float], base_z: float
+    ) -> None:
+        """Record the eight corners of a box centred at ``centre`` on a body whose base stands at
+        height ``base_z``, where it belongs and where the body is parked (base at :data:`PARK_Z`)."""
+        cx, cy, cz = centre
+        for z in (cz, PARK_Z + cz - base_z):
+            for sx in (-1, 1):
+                for sy in (-1, 1):
+                    for sz in (-1, 1):
+                        self._corners.append((cx + sx * half[0], cy + sy * half[1], z + sz * half[2]))
+
+    def clear_of_corners(self, pose: Pose) -> Pose:
+        """``pose``, or when a body's corner lies in the camera's own plane, the same pose with the
+        eye moved back along the view by :data:`NUDGE_M` (repeated until no corner does).
+
+        TinyRenderer divides by each vertex's distance along the view and does not clip a vertex
+        that lies exactly in the eye's plane: that division by zero sends the rasteriser over an
+        unbounded box, and the render never returns (issue 38: ``house-existence-s4805-0005``
+        hung at 512x512 with the eye 0.03 m behind a door post's centre, exactly level with its
+        back face, 0.25 m steps from the start having landed on it). Frames whose eye lies in no
+        body's corner plane are drawn from the pose as given, so they stay byte-identical."""
+        if self._corner_array is None:
+            self._corner_array = np.asarray(self._corners, dtype=float).reshape(-1, 3)
+        if self._corner_array.size == 0:
+            return pose
+        fwd, _, _ = view.view_vectors(pose)
+        eye = view.position(pose)
+        moved = pose
+        for _ in range(8):
+            depth = (self._corner_array - eye) @ fwd
+            if float(np.abs(depth).min()) >= PLANE_EPS_M:
+                return moved
+            eye = eye - NUDGE_M * fwd
+            moved = pose.model_copy(update={"x": float(eye[0]), "y": float(eye[1]), "z": float(eye[2])})
+        return moved
+
     def render(self, pose: Pose) -> Frame:
         """RGB, metric depth and a body-id segmentation mask from ``pose``."""
         if self._culler is not None:
@@ -283,7 +337,7 @@ class HouseSim(OwnedClient):
         return render_frame(
             self.p,
             self.client,
-            pose,
+            self.clear_of_corners(pose),
             fov=self.vfov,
             width=self.width,
             height=self.height,
