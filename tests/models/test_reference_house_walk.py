@@ -134,6 +134,15 @@ def test_a_walk_not_aimed_at_a_doorway_still_changes_room_when_it_crosses_one() 
     assert house_walk.room_now(mem, Pose2(0.0, 1.5, 0.0)) == "hallway"
 
 
+def test_standing_beside_a_doorway_in_its_wall_line_is_not_being_through_it() -> None:
+    door = Door(frozenset(("bedroom", "living room")), 0.0, 1.0, 0.0, 1.0)
+    # In the opening, on the threshold: already through (no leg left).
+    assert house_walk.leg_through(door, Pose2(0.1, 1.05, 0.0), "living room") is None
+    # On the threshold's line, 2.4 m beside the opening (in line with the wall): a leg toward it.
+    leg = house_walk.leg_through(door, Pose2(2.4, 1.0, 0.0), "living room")
+    assert leg is not None and leg.steps >= 1
+
+
 def test_doorway_records_read_back() -> None:
     door = Door(frozenset(("kitchen", "living room")), -1.25, 3.5, -90.0)
     again = house_walk.parse_door(door.text())

@@ -517,9 +517,14 @@ def leg_through(door: Door, pose: Pose2, into: str, swap_order: bool = False) ->
     through = door.through
     if s > 0:
         through, n, s = wrap(through + 180), (-n[0], -n[1]), -s
-    if s > -0.1:
-        return None
     lateral = (pose.x - door.x) * n[1] - (pose.y - door.y) * n[0]
+    if s > -0.1:
+        if abs(lateral) <= THRESHOLD_SLACK_M:
+            return None
+        # On the threshold's line but beside the opening (in line with the wall, or a doorway
+        # placed from a glimpse): not through it. Before issue 38's fourth stop this counted as
+        # "already past", and a walk of two steps "entered" a room the agent never stood in.
+        s = -0.1
     if abs(lateral) <= ON_LINE_M and -s + APPROACH_M <= MAX_STEPS * STEP_M:
         steps = min(MAX_STEPS, max(1, math.ceil((-s + BEYOND_M) / STEP_M)))
         return Leg(_turn_to(pose.yaw, through), steps, crossing=True, cross_m=-s)
