@@ -143,6 +143,18 @@ def test_standing_beside_a_doorway_in_its_wall_line_is_not_being_through_it() ->
     assert leg is not None and leg.steps >= 1
 
 
+def test_a_doorway_too_near_for_its_threshold_to_show_is_placed_right_ahead_anywhere() -> None:
+    # Bottom rows mostly the hallway's floor, seen from (2, 3) facing +y inside the kitchen.
+    doors = navigate.doors_right_ahead(
+        [("hallway:0.60@0.50,kitchen:0.10@0.20", Pose2(2.0, 3.0, 0.0))], "kitchen"
+    )
+    door = doors[frozenset(("hallway", "kitchen"))]
+    assert (door.x, door.y, door.through) == (2.0, 3.0 + navigate.NEAR_DOOR_M, 0.0)
+    # The room underfoot, or too little of another floor, places nothing.
+    assert navigate.doors_right_ahead([("kitchen:0.90@0.50", Pose2(2.0, 3.0, 0.0))], "kitchen") == {}
+    assert navigate.doors_right_ahead([("hallway:0.10@0.50", Pose2(2.0, 3.0, 0.0))], "kitchen") == {}
+
+
 def test_doorway_records_read_back() -> None:
     door = Door(frozenset(("kitchen", "living room")), -1.25, 3.5, -90.0)
     again = house_walk.parse_door(door.text())

@@ -148,6 +148,14 @@ def house_intent(
     here = house_walk.room_now(mem, pose) or seen.room
     target = ask.target_room
     placed = house_walk.doors_in_view(view, pose)
+    if here is not None and mem.moves:
+        # A doorway nearer than the nearest floor the camera sees (2 m ahead at 320x240, 1.5 m
+        # at 512x512) shows only the far room's floor, never the threshold where the floors meet:
+        # placed as at the start, right ahead (issue 38's fourth stop; before it, a look round
+        # from 1.75 m in front of a doorway placed nothing and the agent wandered off).
+        for key, near_door in doors_right_ahead([(house_walk.bottom_floors(view), pose)], here).items():
+            if key not in mem.doors and key not in placed:
+                placed[key] = near_door
     merged = dict(mem.doors)
     views = start_views(memory) + ([(saw, pose.yaw)] if saw else [])
     for key, near_door in doors_at_start(views, mem.start).items():
@@ -476,17 +484,27 @@ def doors_at_start(
     nearest floor was mostly another room's (the agent starts by that room's doorway, facing it).
     Each is placed :data:`NEAR_DOOR_M` ahead of the start, toward the middle of that floor in the
     view's bottom rows, and walked through square, along the view's heading."""
-    out: dict[frozenset[str], tuple[float, house_walk.Door]] = {}
     if start is None:
         return {}
-    for saw, facing in views:
+    return doors_right_ahead([(saw, house_walk.Pose2(0.0, 0.0, facing)) for saw, facing in views], start)
+
+
+def doors_right_ahead(
+    views: list[tuple[str, house_walk.Pose2]], here: str
+) -> dict[frozenset[str], house_walk.Door]:
+    """Doorways out of ``here`` too close for their threshold to show: views (their nearest
+    floors, :func:`house_walk.bottom_floors`, and the poses they were taken from) whose bottom
+    rows were mostly another room's floor. Each is placed :data:`NEAR_DOOR_M` ahead of its pose,
+    toward the middle of that floor, and walked through square, along the view's heading."""
+    out: dict[frozenset[str], tuple[float, house_walk.Door]] = {}
+    for saw, at in views:
         for room, (share, x) in house_walk.read_floors_at(saw).items():
-            key = frozenset((start, room))
-            if room == start or share < NEAR_FLOOR_SHARE or (key in out and out[key][0] >= share):
+            key = frozenset((here, room))
+            if room == here or share < NEAR_FLOOR_SHARE or (key in out and out[key][0] >= share):
                 continue
             right = NEAR_DOOR_M * math.tan(math.radians(house.bearing(x)))
-            cx, cy = house_walk.Pose2(0.0, 0.0, facing).to_world(NEAR_DOOR_M, right)
-            through = 30.0 * round(house_walk.wrap(facing) / 30.0)
+            cx, cy = at.to_world(NEAR_DOOR_M, right)
+            through = 30.0 * round(house_walk.wrap(at.yaw) / 30.0)
             door = house_walk.Door(key, round(cx, 2), round(cy, 2), through, 1.0)
             out[key] = (share, door)
     return {k: d for k, (_, d) in out.items()}
