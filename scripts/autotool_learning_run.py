@@ -68,7 +68,7 @@ def _heldout(args: argparse.Namespace) -> list:
 
 def stage_one(args: argparse.Namespace) -> bool:
     """Warm up (unless ``OUT/warm`` already holds a warmed model) and evaluate; whether it warmed up."""
-    from autotool_learning.run import evaluate_saved, warm_start
+    from autotool_learning.run import add_mode_prior, evaluate_saved, warm_start
 
     from eviseek.train.autotool_config import load_config
     from eviseek.train.trl_autotool.run import load_model_and_processor
@@ -85,6 +85,11 @@ def stage_one(args: argparse.Namespace) -> bool:
         report = warm_start(load_config(args.config, _overrides(args)), warm, on_step=progress)
         seconds = time.perf_counter() - start
         print(f"warm-up: {report.steps} steps in {seconds:.0f} s, loss {report.losses[-1]:.3f}")
+    else:
+        added = add_mode_prior(load_config(args.config, _overrides(args)), warm)
+        if added is not None and added.mode_prior is not None:
+            m = added.mode_prior
+            print(f"mode prior added to {warm}: p(<tool_on>) {m.p_tool_on_before} -> {m.p_tool_on_after}")
     if not (warm / "heldout.json").is_file():
         over = {**_overrides(args), "tiny_model": None, "model": str(warm), "warmup.steps": 0}
         cfg = load_config(args.config, over)

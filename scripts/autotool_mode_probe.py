@@ -102,6 +102,45 @@ class ModeProbe:
         return {k: round(sum(v) / len(v), 4) for k, v in sums.items()}
 
 
+def _apply_mode_prior(cfg: Any, model: Any, processor: Any, probe: ModeProbe, args: Any, emit: Any) -> None:
+    """Fit the kind-dependent mode prior (``--mode-prior`` steps) on the warm-up's questions."""
+    from eviseek.train.autotool_config import ModePriorConfig
+    from eviseek.train.trl_autotool.mode_prior import fit_mode_prior
+
+    base = cfg.warmup.mode_prior or ModePriorConfig(steps=args.mode_prior)
+    update: dict[str, Any] = {"steps": args.mode_prior}
+    if args.mode_prior_lr is not None:
+        update["learning_rate"] = args.mode_prior_lr
+    for item in args.mode_prior_set:
+        key, _, value = item.partition("=")
+        update[key] = value if key == "loss" else float(value)
+    prior = base.model_copy(update=update)
+    warm = cfg.warmup.data.tag_grid if cfg.warmup.data is not None else cfg.data.tag_grid
+    rows = _rows(cfg, warm.n, warm.seed)
+    r = fit_mode_prior(
+        model, processor, rows, probe.env, cfg.zoom.coordinates, probe.frame, prior,
+        seed=cfg.grpo.seed, compact=cfg.prompt_style == "compact",
+    )
+    emit({"mode_prior": prior.model_dump(), **r.model_dump(exclude={"losses"}), "last_loss": r.losses[-1]})
+
+
+def _push_optimizer(model: Any, params: str, lr: float, rows: tuple[int, int]) -> Any:
+    """AdamW over what a push trains. ``mode_rows``: the output layer alone, its gradient zeroed
+    outside the two mode tokens' rows (Adam then leaves those rows still: zero moments give a zero
+    step), and no weight decay, which would shrink the other rows."""
+    import torch
+
+    if params == "all":
+        return torch.optim.AdamW(model.parameters(), lr=lr)
+    head = model.get_output_embeddings().weight
+    for q in model.parameters():
+        q.requires_grad_(q is head)
+    keep = torch.zeros_like(head[:, :1])
+    keep[list(rows)] = 1.0
+    head.register_hook(lambda g: g * keep)
+    return torch.optim.AdamW([head], lr=lr, weight_decay=0.0)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", type=Path, default=ROOT / "examples/configs/autotool_learning_run.yaml")
@@ -114,6 +153,23 @@ def main() -> None:
     p.add_argument(
         "--pushes", default="need_only,split", help="which pushes to run, comma-separated (need_only, split)"
     )
+    p.add_argument(
+        "--params",
+        choices=("all", "mode_rows"),
+        default="all",
+        help="what the pushes train: every weight (all), or only the output rows of the two mode "
+        "tokens (mode_rows: whether the state before the mode token carries the kind at all)",
+    )
+    p.add_argument(
+        "--mode-prior",
+        type=int,
+        default=0,
+        help="first run this many steps of the kind-dependent mode-prior phase on the warm-up's "
+        "questions (eviseek.train.trl_autotool.mode_prior; shares and rate from the config's "
+        "warmup.mode_prior, else its defaults)",
+    )
+    p.add_argument("--mode-prior-lr", type=float, help="the mode-prior phase's learning rate")
+    p.add_argument("--mode-prior-set", action="append", default=[], help="KEY=VALUE of warmup.mode_prior")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
 
@@ -143,13 +199,15 @@ def main() -> None:
         if log is not None:
             print(line, file=log, flush=True)
 
+    if args.mode_prior:
+        _apply_mode_prior(cfg, model, processor, probe, args, emit)
     emit({"model": str(args.model), "seed": args.seed, "push": None, "step": 0, **probe.measure(model, held)})
     lr = args.lr if args.lr is not None else cfg.grpo.learning_rate
     for push in [x for x in args.pushes.split(",") if x]:
         if push not in ("need_only", "split"):
             sys.exit(f"error: --pushes: unknown push {push!r}; use need_only and/or split")
         m = copy.deepcopy(model)
-        opt = torch.optim.AdamW(m.parameters(), lr=lr)
+        opt = _push_optimizer(m, args.params, lr, (probe.on_id, probe.off_id))
         for step in range(1, args.steps + 1):
             m.train()
             opt.zero_grad()
@@ -161,7 +219,7 @@ def main() -> None:
                     terms.append(-probe.log_probs(m, enc)[probe.off_id])
             torch.stack(terms).mean().backward()
             opt.step()
-            emit({"push": push, "lr": lr, "step": step, **probe.measure(m, held)})
+            emit({"push": push, "lr": lr, "params": args.params, "step": step, **probe.measure(m, held)})
     if log is not None:
         log.close()
 

@@ -118,6 +118,46 @@ def warm_start(
     return report
 
 
+def add_mode_prior(cfg: AutoToolTrainConfig, warm: Path) -> WarmupReport | None:
+    """Run ``warmup.mode_prior`` on a warm-up saved without it (one reused with ``--warm-from``, or
+    one started before the phase was configured) and save the model back to ``warm``; its report
+    joins ``warm/warmup.json``. A held-out evaluation made before is kept as
+    ``heldout_before_mode_prior.json`` and redone, so the warm-up's numbers are those of the model
+    GRPO starts from. Returns the updated report, or ``None`` when there was nothing to do."""
+    import json
+
+    from eviseek.train.trl_autotool.mode_prior import fit_mode_prior
+
+    record = warm / "warmup.json"
+    report = WarmupReport.model_validate(json.loads(record.read_text(encoding="utf-8")))
+    if cfg.warmup.mode_prior is None or report.mode_prior is not None:
+        return None
+    if cfg.torch_threads is not None:
+        require("torch", "train", "AutoTool training").set_num_threads(cfg.torch_threads)
+    model, processor, _ = load_model_and_processor(cfg.model_copy(update={"tiny_model": None, "model": str(warm)}))
+    frame = _frame(cfg, processor)
+    env = ZoomToolEnvironment(cfg.zoom.coordinates, frame, cfg.zoom.settings)
+    # The seed run_warmup gives the phase, so a reused warm-up gets the draws a fresh one would.
+    report.mode_prior = fit_mode_prior(
+        model,
+        processor,
+        warmup_rows(cfg),
+        env,
+        cfg.zoom.coordinates,
+        frame,
+        cfg.warmup.mode_prior,
+        seed=cfg.grpo.seed + 2,
+        compact=cfg.prompt_style == "compact",
+    )
+    model.save_pretrained(str(warm))
+    processor.save_pretrained(str(warm))
+    record.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    held = warm / "heldout.json"
+    if held.is_file():
+        held.replace(warm / "heldout_before_mode_prior.json")
+    return report
+
+
 def write_prompts(path: Path, cfg: AutoToolTrainConfig, processor: Any, rows: list[TrainingRow]) -> None:
     """The exact prompt (system and user turn, images as placeholders) of each row, one JSON line
     per row: what the warm-up and the held-out evaluation asked (GRPO's are written by

@@ -91,6 +91,26 @@ class CropCheckConfig(_Strict):
     max_crop_steps: int = Field(default=2500, ge=1)
 
 
+class ModePriorConfig(_Strict):
+    """Ours (issue 39): a phase after the warm-up that fits only the reply's first token, to
+    ``<tool_on>`` with one share on need-zoom questions and another on the rest, both below one
+    half so the greedy choice stays ``<tool_off>`` everywhere. It gives the tiny random model a
+    mode prior that depends on the kind of question, which a pretrained model has from
+    pretraining (see ``eviseek.train.trl_autotool.mode_prior``)."""
+
+    steps: int = Field(ge=1)
+    learning_rate: float = Field(default=1e-3, gt=0)
+    batch_size: int = Field(default=16, ge=1)
+    tool_on_need_zoom: float = Field(default=0.4, gt=0, lt=0.5)
+    """Share of ``<tool_on>`` draws on need-zoom questions (below 0.5: greedy stays ``<tool_off>``)."""
+    tool_on_other: float = Field(default=0.2, gt=0, lt=0.5)
+    """Share of ``<tool_on>`` draws on every other question."""
+    loss: Literal["drawn", "expected"] = "drawn"
+    """``drawn``: the cross-entropy of one drawn mode per (question, mode) draw; ``expected``: its
+    expectation over the two modes at the question's shares (the same target without the draw's
+    noise; the question is still drawn)."""
+
+
 class WarmupConfig(_Strict):
     """A short supervised overfit before GRPO, so a random or weak model emits the protocol.
 
@@ -131,6 +151,9 @@ class WarmupConfig(_Strict):
     phase forgets the background answers."""
     crop_check: CropCheckConfig | None = None
     """Ours: extend the crop phase until a held-out crop-reading check passes (with a cap)."""
+    mode_prior: ModePriorConfig | None = None
+    """Ours: a last phase that makes the mode prior depend on the kind of question (see
+    :class:`ModePriorConfig`); ``None``: the prior is the same on every kind."""
     crop_answer_only: bool = False
     """Ours: the crop phase's loss covers only the final answer's tokens. Training the rest of the
     crop traces without their mode token made the model stop writing a mode token at all."""

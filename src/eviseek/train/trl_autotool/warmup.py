@@ -24,6 +24,7 @@ from eviseek.train.frames import ImageFrame, box_frame
 from eviseek.train.rollouts import IM_END, IM_START
 from eviseek.train.trl_autotool.dataset import prompt_for
 from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
+from eviseek.train.trl_autotool.mode_prior import ModePriorReport, fit_mode_prior
 
 _log = logging.getLogger(__name__)
 
@@ -40,6 +41,8 @@ class WarmupReport(BaseModel):
     """Each crop-reading check: ``crop_step``, ``accuracy``, ``questions``, ``p_tool_on``."""
     crop_check_passed: bool | None = None
     """Whether the last check reached its target (``None``: no check configured)."""
+    mode_prior: ModePriorReport | None = None
+    """The kind-dependent mode-prior phase (``warmup.mode_prior``), run last; ``None``: not run."""
 
 
 WarmupModes = Literal["ideal", "both", "tool_on", "tool_off"]
@@ -371,7 +374,8 @@ def run_warmup(
     loss (both modes, so no preference is taught). Without that, no position ever pulls the mode
     tokens up while every other position pushes them down, and after a 600-step phase the model
     stopped writing a mode token at all (probe P6 of docs/autotool_learning_in_depth.md). Losses of both
-    phases go to one report.
+    phases go to one report. Last, ``cfg.mode_prior`` (when set) fits the kind-dependent mode prior
+    of :mod:`eviseek.train.trl_autotool.mode_prior`; its own report goes to ``mode_prior``.
     """
     convos = warmup_conversations(rows, env, coordinates, frame, cfg.modes, compact=compact)
     masked, weights = trace_settings(
@@ -441,6 +445,10 @@ def run_warmup(
                 if cfg.crop_check is None
                 else bool(checks and checks[-1]["accuracy"] >= cfg.crop_check.target)
             ),
+        )
+    if cfg.mode_prior is not None:
+        report.mode_prior = fit_mode_prior(
+            model, processor, rows, env, coordinates, frame, cfg.mode_prior, seed=seed + 2, compact=compact
         )
     return report
 

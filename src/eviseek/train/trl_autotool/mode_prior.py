@@ -1,0 +1,158 @@
+"""A mode prior that depends on the kind of question: a short phase after the warm-up (ours).
+
+Why it exists (issue 39, docs/autotool_learning_in_depth.md, "Fourth session"): the warm-up draws
+``<tool_off>`` traces 1.5 times as often on every kind of question, so the tiny model's first reply
+token has the same distribution on every kind (p(``<tool_on>``) 0.279 on need-zoom and on no-need
+questions, seed 4). The state it reads the mode from does hold the kind, but only along a direction
+so small that neither GRPO's pulls nor a push on the mode tokens' output rows alone separate the
+kinds in 60 idealised steps. The paper's pretrained base model reads the kind of question before
+its first token; ours has to be given that. This phase gives it, and nothing more: it fits only
+the reply's first token, to ``<tool_on>`` with a stated share per kind, both shares below one half
+so that the greedy choice stays ``<tool_off>`` on every kind (the paper's section 3.3 prior).
+
+Each step draws ``batch_size`` (question, mode) pairs: a need-zoom question with ``<tool_on>`` at
+weight ``tool_on_need_zoom`` and ``<tool_off>`` at ``1 - tool_on_need_zoom``, every other question
+likewise with ``tool_on_other``. The loss is the cross-entropy of the drawn mode token at the reply's
+first position, with the prompt rendered exactly as GRPO and the held-out evaluation render it
+(the same chat template, tool list and image); every weight of the model is trained, since the
+point is to change the state the mode token is read from.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from eviseek._lazy import require
+from eviseek.train.autotool_config import Coordinates, ModePriorConfig
+from eviseek.train.data import TrainingRow
+from eviseek.train.frames import ImageFrame
+from eviseek.train.trl_autotool.dataset import prompt_for
+from eviseek.train.trl_autotool.environment import ZoomToolEnvironment
+
+Mode = Literal["tool_on", "tool_off"]
+
+
+class ModePriorReport(BaseModel):
+    """What the mode-prior phase did: its steps and losses, the shares it was given, and the mean
+    p(``<tool_on>``) (over the two mode tokens) per kind of its questions before and after."""
+
+    steps: int = 0
+    learning_rate: float = 0.0
+    losses: list[float] = Field(default_factory=list)
+    seconds: float = 0.0
+    tool_on_share: dict[str, float] = Field(default_factory=dict)
+    """The stated share of ``<tool_on>`` draws per kind (``need_zoom``, ``other``)."""
+    p_tool_on_before: dict[str, float] = Field(default_factory=dict)
+    p_tool_on_after: dict[str, float] = Field(default_factory=dict)
+
+
+def mode_draws(rows: Sequence[TrainingRow], cfg: ModePriorConfig) -> list[tuple[TrainingRow, Mode, float]]:
+    """Every (question, mode) pair the phase draws from, with its sampling weight: per question the
+    two weights sum to 1, and ``<tool_on>``'s is the share stated for the question's kind."""
+    out: list[tuple[TrainingRow, Mode, float]] = []
+    for row in rows:
+        share = cfg.tool_on_need_zoom if row.needs_zoom else cfg.tool_on_other
+        out += [(row, "tool_on", share), (row, "tool_off", 1.0 - share)]
+    return out
+
+
+def first_token_inputs(
+    row: TrainingRow,
+    processor: Any,
+    env: ZoomToolEnvironment,
+    coordinates: Coordinates,
+    frame: ImageFrame,
+    *,
+    compact: bool,
+) -> Any:
+    """The model inputs whose last position predicts the reply's first token (the mode token),
+    rendered as the held-out evaluation renders its first turn."""
+    images = row.pil_images()
+    prompt = prompt_for(row, coordinates, frame, compact=compact)
+    it = iter(images)
+    user = [{"type": "image", "image": next(it)} if p["type"] == "image" else p for p in prompt[1]["content"]]
+    messages = [prompt[0], {"role": "user", "content": user}]
+    text = processor.apply_chat_template(
+        messages, tools=[env.image_zoom_in_tool], add_generation_prompt=True, tokenize=False
+    )
+    return processor(text=[text], images=images or None, return_tensors="pt")
+
+
+def mean_p_tool_on(model: Any, encoded: Sequence[tuple[Any, bool]], on_id: int, off_id: int) -> dict[str, float]:
+    """Mean p(``<tool_on>``) renormalised over the two mode tokens, per kind (``need_zoom`` and
+    ``other``), of the first reply token of each encoded prompt."""
+    torch = require("torch", "train", "the mode-prior phase")
+    sums: dict[str, list[float]] = {"need_zoom": [], "other": []}
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for enc, need in encoded:
+            logits = model(**enc, logits_to_keep=1).logits[0, -1, [on_id, off_id]].float()
+            sums["need_zoom" if need else "other"].append(float(torch.softmax(logits, 0)[0]))
+    if was_training:
+        model.train()
+    return {k: round(sum(v) / len(v), 4) for k, v in sums.items() if v}
+
+
+def fit_mode_prior(
+    model: Any,
+    processor: Any,
+    rows: Sequence[TrainingRow],
+    env: ZoomToolEnvironment,
+    coordinates: Coordinates,
+    frame: ImageFrame,
+    cfg: ModePriorConfig,
+    *,
+    seed: int = 0,
+    compact: bool = False,
+) -> ModePriorReport:
+    """Run the phase on ``rows`` (the warm-up's own questions) and return its report."""
+    torch = require("torch", "train", "the mode-prior phase")
+    tok = getattr(processor, "tokenizer", processor)
+    ids = {"tool_on": tok.convert_tokens_to_ids("<tool_on>"), "tool_off": tok.convert_tokens_to_ids("<tool_off>")}
+    device = next(model.parameters()).device
+    prompts = {
+        row.id: {k: v.to(device) for k, v in first_token_inputs(row, processor, env, coordinates, frame, compact=compact).items()}
+        for row in rows
+    }
+    draws = mode_draws(rows, cfg)
+    encoded = [(prompts[r.id], bool(r.needs_zoom)) for r in rows]
+    report = ModePriorReport(
+        learning_rate=cfg.learning_rate,
+        tool_on_share={"need_zoom": cfg.tool_on_need_zoom, "other": cfg.tool_on_other},
+        p_tool_on_before=mean_p_tool_on(model, encoded, ids["tool_on"], ids["tool_off"]),
+    )
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    weights = torch.tensor([w for _, _, w in draws], dtype=torch.float)
+    was_training = model.training
+    model.train()
+    start = time.perf_counter()
+    for _ in range(cfg.steps):
+        picks = torch.multinomial(weights, min(cfg.batch_size, len(draws)), replacement=True, generator=gen)
+        optimizer.zero_grad()
+        total = 0.0
+        for k in picks.tolist():
+            row, mode, _ = draws[k]
+            logits = model(**prompts[row.id], logits_to_keep=1).logits[0, -1].float()
+            if cfg.loss == "expected":
+                # The draw's expectation: both modes of the question at their shares (no draw noise).
+                share = cfg.tool_on_need_zoom if row.needs_zoom else cfg.tool_on_other
+                lp = torch.log_softmax(logits, 0)
+                loss = -(share * lp[ids["tool_on"]] + (1 - share) * lp[ids["tool_off"]])
+            else:
+                loss = torch.nn.functional.cross_entropy(logits[None], torch.tensor([ids[mode]], device=device))
+            (loss / len(picks)).backward()
+            total += float(loss.detach()) / len(picks)
+        optimizer.step()
+        report.losses.append(total)
+    report.steps = cfg.steps
+    report.seconds = time.perf_counter() - start
+    if not was_training:
+        model.eval()
+    report.p_tool_on_after = mean_p_tool_on(model, encoded, ids["tool_on"], ids["tool_off"])
+    return report
