@@ -118,8 +118,15 @@ def _apply_mode_prior(cfg: Any, model: Any, processor: Any, probe: ModeProbe, ar
     warm = cfg.warmup.data.tag_grid if cfg.warmup.data is not None else cfg.data.tag_grid
     rows = _rows(cfg, warm.n, warm.seed)
     r = fit_mode_prior(
-        model, processor, rows, probe.env, cfg.zoom.coordinates, probe.frame, prior,
-        seed=cfg.grpo.seed, compact=cfg.prompt_style == "compact",
+        model,
+        processor,
+        rows,
+        probe.env,
+        cfg.zoom.coordinates,
+        probe.frame,
+        prior,
+        seed=cfg.grpo.seed,
+        compact=cfg.prompt_style == "compact",
     )
     emit({"mode_prior": prior.model_dump(), **r.model_dump(exclude={"losses"}), "last_loss": r.losses[-1]})
 

@@ -126,7 +126,7 @@ def add_mode_prior(cfg: AutoToolTrainConfig, warm: Path) -> WarmupReport | None:
     GRPO starts from. Returns the updated report, or ``None`` when there was nothing to do."""
     import json
 
-    from eviseek.train.trl_autotool.mode_prior import fit_mode_prior
+    from eviseek.train.trl_autotool.warmup import mode_prior_phase
 
     record = warm / "warmup.json"
     report = WarmupReport.model_validate(json.loads(record.read_text(encoding="utf-8")))
@@ -134,11 +134,13 @@ def add_mode_prior(cfg: AutoToolTrainConfig, warm: Path) -> WarmupReport | None:
         return None
     if cfg.torch_threads is not None:
         require("torch", "train", "AutoTool training").set_num_threads(cfg.torch_threads)
-    model, processor, _ = load_model_and_processor(cfg.model_copy(update={"tiny_model": None, "model": str(warm)}))
+    model, processor, _ = load_model_and_processor(
+        cfg.model_copy(update={"tiny_model": None, "model": str(warm)})
+    )
     frame = _frame(cfg, processor)
     env = ZoomToolEnvironment(cfg.zoom.coordinates, frame, cfg.zoom.settings)
     # The seed run_warmup gives the phase, so a reused warm-up gets the draws a fresh one would.
-    report.mode_prior = fit_mode_prior(
+    report.mode_prior = mode_prior_phase(
         model,
         processor,
         warmup_rows(cfg),
@@ -146,6 +148,7 @@ def add_mode_prior(cfg: AutoToolTrainConfig, warm: Path) -> WarmupReport | None:
         cfg.zoom.coordinates,
         frame,
         cfg.warmup.mode_prior,
+        [env.image_zoom_in_tool],
         seed=cfg.grpo.seed + 2,
         compact=cfg.prompt_style == "compact",
     )

@@ -519,3 +519,31 @@ def test_a_resumed_run_adds_its_time_to_the_earlier_record(tmp_path: Path) -> No
     record = json.loads((tmp_path / "run_time.json").read_text())
     assert len(record["parts"]) == 2 and record["warmup_ran"] is True and record["started"] == "then"
     assert 600 < record["wall_seconds"] < 700 and record["cpu_seconds"] > 500
+
+
+@pytest.mark.slow
+def test_a_warm_up_saved_without_the_mode_prior_gets_it_once_and_is_evaluated_again(tmp_path: Path) -> None:
+    """A reused warm-up (``--warm-from``, or one started before ``warmup.mode_prior`` was set) gets
+    the phase on top, once; its earlier held-out evaluation is kept aside, so the warm-up's numbers
+    are redone on the model GRPO starts from."""
+    import json
+
+    from autotool_learning.run import add_mode_prior
+
+    warm = tmp_path / "warm"
+    warm_start(_config(tmp_path, warmup={"steps": 1, "batch_size": 2, "modes": "both"}), warm)
+    (warm / "heldout.json").write_text("{}", encoding="utf-8")
+    before = (warm / "model.safetensors").read_bytes()
+    prior = {"steps": 2, "batch_size": 2, "rehearsal_batch": 1, "learning_rate": 3e-3}
+    cfg = _config(tmp_path, warmup={"steps": 1, "batch_size": 2, "modes": "both", "mode_prior": prior})
+    report = add_mode_prior(cfg, warm)
+    assert report is not None and report.mode_prior is not None and report.mode_prior.steps == 2
+    saved = json.loads((warm / "warmup.json").read_text(encoding="utf-8"))
+    assert saved["mode_prior"]["tool_on_share"] == {"need_zoom": 0.4, "other": 0.2}
+    assert (warm / "model.safetensors").read_bytes() != before
+    assert not (warm / "heldout.json").exists() and (warm / "heldout_before_mode_prior.json").is_file()
+    assert add_mode_prior(cfg, warm) is None  # once only
+    # A fresh warm-up with the phase configured runs it last and records it the same way.
+    fresh = warm_start(cfg, tmp_path / "fresh")
+    assert fresh.mode_prior is not None and fresh.mode_prior.steps == 2
+    assert add_mode_prior(cfg, tmp_path / "fresh") is None

@@ -105,6 +105,9 @@ class ModePriorConfig(_Strict):
     """Share of ``<tool_on>`` draws on need-zoom questions (below 0.5: greedy stays ``<tool_off>``)."""
     tool_on_other: float = Field(default=0.2, gt=0, lt=0.5)
     """Share of ``<tool_on>`` draws on every other question."""
+    rehearsal_batch: int = Field(default=0, ge=0)
+    """Whole traces drawn per step with the same shares, every reply token in their loss (the
+    mode token included): without them the phase fits the first token and forgets the rest."""
     loss: Literal["drawn", "expected"] = "drawn"
     """``drawn``: the cross-entropy of one drawn mode per (question, mode) draw; ``expected``: its
     expectation over the two modes at the question's shares (the same target without the draw's

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from eviseek._lazy import require
 from eviseek.autotool.protocol import MODE_TOKENS
 from eviseek.envs.image.zoom import ZOOM_TOOL_NAME
-from eviseek.train.autotool_config import Coordinates, WarmupConfig
+from eviseek.train.autotool_config import Coordinates, ModePriorConfig, WarmupConfig
 from eviseek.train.data import TrainingRow
 from eviseek.train.frames import ImageFrame, box_frame
 from eviseek.train.rollouts import IM_END, IM_START
@@ -212,6 +212,60 @@ def _answer_span(ids: list[int], open_id: int, close_id: int) -> list[int]:
     return out
 
 
+def encode_traces(
+    processor: Any,
+    conversations: Sequence[list[dict[str, Any]]],
+    tools: list[Any] | None,
+    *,
+    answer_masked: Sequence[bool] | None = None,
+    mode_masked: bool | Sequence[bool] = False,
+    answer_only: bool = False,
+) -> tuple[list[Any], list[tuple[Any, Any]], list[int]]:
+    """Each conversation encoded as :func:`warmup_sft` trains on it: the model inputs, the positions
+    whose next token is a target with those target tokens, and the target count (at least 1). The
+    masks are :func:`warmup_sft`'s."""
+    torch = require("torch", "train", "the AutoTool warm-up")
+    tokenizer = getattr(processor, "tokenizer", processor)
+    header = tokenizer.encode(f"{IM_START}assistant\n", add_special_tokens=False)
+    end_id = tokenizer.convert_tokens_to_ids(IM_END)
+    open_id = tokenizer.convert_tokens_to_ids("<answer>")
+    close_id = tokenizer.convert_tokens_to_ids("</answer>")
+    mode_ids = {tokenizer.convert_tokens_to_ids(t) for t in MODE_TOKENS}
+    encoded: list[Any] = []
+    targets: list[tuple[Any, Any]] = []
+    n_targets: list[int] = []
+    for k, convo in enumerate(conversations):
+        enc = processor.apply_chat_template(
+            convo, tools=tools, tokenize=True, return_dict=True, return_tensors="pt"
+        )
+        ids = enc["input_ids"][0].tolist()
+        mask = torch.tensor(_assistant_mask(ids, header, end_id), dtype=torch.bool)
+        if answer_masked is not None and answer_masked[k]:
+            mask[_answer_span(ids, open_id, close_id)] = False
+        if mode_masked if isinstance(mode_masked, bool) else mode_masked[k]:
+            mask[[i for i, t in enumerate(ids) if t in mode_ids]] = False
+        if answer_only:
+            keep = torch.zeros_like(mask)
+            keep[_answer_span(ids, open_id, close_id)] = True
+            mask &= keep
+        # Position i predicts token i + 1, so the targets are the masked tokens after the first
+        # and the logits needed are those of the positions just before them.
+        positions = mask[1:].nonzero().flatten()
+        targets.append((positions, enc["input_ids"][0, positions + 1]))
+        encoded.append(enc)
+        n_targets.append(max(1, len(positions)))
+    return encoded, targets, n_targets
+
+
+def trace_loss(model: Any, enc: Any, positions: Any, target: Any) -> Any:
+    """The mean cross-entropy of one encoded trace's targets (see :func:`warmup_sft`)."""
+    torch = require("torch", "train", "the AutoTool warm-up")
+    device = next(model.parameters()).device
+    batch = {k: v.to(device) for k, v in enc.items()}
+    logits = model(**batch, logits_to_keep=positions.to(device)).logits[0].float()
+    return torch.nn.functional.cross_entropy(logits, target.to(device))
+
+
 # Long because its docstring documents every masking and sampling option (about 20 lines) and the
 # body is one plain loop in two parts, encoding with the masks and then the steps (with the
 # optional check); both share the encoded examples, their target counts and the seeded generator.
@@ -258,35 +312,14 @@ def warmup_sft(
     report = WarmupReport()
     if steps <= 0 or not conversations:
         return report
-    tokenizer = getattr(processor, "tokenizer", processor)
-    header = tokenizer.encode(f"{IM_START}assistant\n", add_special_tokens=False)
-    end_id = tokenizer.convert_tokens_to_ids(IM_END)
-    open_id = tokenizer.convert_tokens_to_ids("<answer>")
-    close_id = tokenizer.convert_tokens_to_ids("</answer>")
-    mode_ids = {tokenizer.convert_tokens_to_ids(t) for t in MODE_TOKENS}
-    encoded = []
-    targets = []
-    n_targets: list[int] = []
-    for k, convo in enumerate(conversations):
-        enc = processor.apply_chat_template(
-            convo, tools=tools, tokenize=True, return_dict=True, return_tensors="pt"
-        )
-        ids = enc["input_ids"][0].tolist()
-        mask = torch.tensor(_assistant_mask(ids, header, end_id), dtype=torch.bool)
-        if answer_masked is not None and answer_masked[k]:
-            mask[_answer_span(ids, open_id, close_id)] = False
-        if mode_masked if isinstance(mode_masked, bool) else mode_masked[k]:
-            mask[[i for i, t in enumerate(ids) if t in mode_ids]] = False
-        if answer_only:
-            keep = torch.zeros_like(mask)
-            keep[_answer_span(ids, open_id, close_id)] = True
-            mask &= keep
-        # Position i predicts token i + 1, so the targets are the masked tokens after the first
-        # and the logits needed are those of the positions just before them.
-        positions = mask[1:].nonzero().flatten()
-        targets.append((positions, enc["input_ids"][0, positions + 1]))
-        encoded.append(enc)
-        n_targets.append(max(1, len(positions)))
+    encoded, targets, n_targets = encode_traces(
+        processor,
+        conversations,
+        tools,
+        answer_masked=answer_masked,
+        mode_masked=mode_masked,
+        answer_only=answer_only,
+    )
     device = next(model.parameters()).device
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
     # Linear decay to zero: a constant rate large enough to learn the format quickly leaves the
@@ -447,10 +480,50 @@ def run_warmup(
             ),
         )
     if cfg.mode_prior is not None:
-        report.mode_prior = fit_mode_prior(
-            model, processor, rows, env, coordinates, frame, cfg.mode_prior, seed=seed + 2, compact=compact
+        report.mode_prior = mode_prior_phase(
+            model,
+            processor,
+            rows,
+            env,
+            coordinates,
+            frame,
+            cfg.mode_prior,
+            tools,
+            seed=seed + 2,
+            compact=compact,
         )
     return report
+
+
+def mode_prior_phase(
+    model: Any,
+    processor: Any,
+    rows: Sequence[TrainingRow],
+    env: ZoomToolEnvironment,
+    coordinates: Coordinates,
+    frame: ImageFrame,
+    cfg: ModePriorConfig,
+    tools: list[Any] | None,
+    *,
+    seed: int = 0,
+    compact: bool = False,
+) -> ModePriorReport:
+    """The warm-up's last phase, ``warmup.mode_prior`` (:func:`fit_mode_prior`), with whole traces
+    of :func:`warmup_conversations` (``both`` modes, the order of :func:`mode_draws`) as its
+    rehearsal, each encoded the first time it is drawn."""
+    convos = warmup_conversations(rows, env, coordinates, frame, "both", compact=compact)
+    cache: dict[int, tuple[Any, tuple[Any, Any]]] = {}
+
+    def rehearsal(k: int) -> Any:
+        if k not in cache:
+            encoded, targets, _ = encode_traces(processor, [convos[k]], tools)
+            cache[k] = (encoded[0], targets[0])
+        enc, (positions, target) = cache[k]
+        return trace_loss(model, enc, positions, target)
+
+    return fit_mode_prior(
+        model, processor, rows, env, coordinates, frame, cfg, seed=seed, compact=compact, rehearsal=rehearsal
+    )
 
 
 def _crop_check(
