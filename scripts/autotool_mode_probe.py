@@ -105,7 +105,7 @@ class ModeProbe:
 def _apply_mode_prior(cfg: Any, model: Any, processor: Any, probe: ModeProbe, args: Any, emit: Any) -> None:
     """Fit the kind-dependent mode prior (``--mode-prior`` steps) on the warm-up's questions."""
     from eviseek.train.autotool_config import ModePriorConfig
-    from eviseek.train.trl_autotool.mode_prior import fit_mode_prior
+    from eviseek.train.trl_autotool.warmup import mode_prior_phase
 
     base = cfg.warmup.mode_prior or ModePriorConfig(steps=args.mode_prior)
     update: dict[str, Any] = {"steps": args.mode_prior}
@@ -113,11 +113,11 @@ def _apply_mode_prior(cfg: Any, model: Any, processor: Any, probe: ModeProbe, ar
         update["learning_rate"] = args.mode_prior_lr
     for item in args.mode_prior_set:
         key, _, value = item.partition("=")
-        update[key] = value if key == "loss" else float(value)
-    prior = base.model_copy(update=update)
+        update[key] = value if key == "loss" else json.loads(value)
+    prior = ModePriorConfig.model_validate({**base.model_dump(), **update})
     warm = cfg.warmup.data.tag_grid if cfg.warmup.data is not None else cfg.data.tag_grid
     rows = _rows(cfg, warm.n, warm.seed)
-    r = fit_mode_prior(
+    r = mode_prior_phase(
         model,
         processor,
         rows,
@@ -125,7 +125,8 @@ def _apply_mode_prior(cfg: Any, model: Any, processor: Any, probe: ModeProbe, ar
         cfg.zoom.coordinates,
         probe.frame,
         prior,
-        seed=cfg.grpo.seed,
+        [probe.env.image_zoom_in_tool],
+        seed=cfg.grpo.seed + 2,
         compact=cfg.prompt_style == "compact",
     )
     emit({"mode_prior": prior.model_dump(), **r.model_dump(exclude={"losses"}), "last_loss": r.losses[-1]})

@@ -516,7 +516,9 @@ def mode_prior_phase(
 
     def rehearsal(k: int) -> Any:
         if k not in cache:
-            encoded, targets, _ = encode_traces(processor, [convos[k]], tools)
+            encoded, targets, _ = encode_traces(
+                processor, [convos[k]], tools, mode_masked=not cfg.rehearsal_mode_token
+            )
             cache[k] = (encoded[0], targets[0])
         enc, (positions, target) = cache[k]
         return trace_loss(model, enc, positions, target)
