@@ -283,3 +283,56 @@ def test_the_map_survives_in_notes_and_routes_through_known_doorways() -> None:
     assert ask is not None
     x, why = goal_x(ask, a, known)
     assert x == 0.5 and "doorway to the hallway" in why
+
+
+def test_a_count_read_from_close_by_settles_the_question() -> None:
+    # Issue 38: the first view with the most colours decided how sure the count was; a walk up to
+    # the things repeats the count seen from afar, and only the close view is sure.
+    ask = read_ask("How many cups are there in the office?", ["0", "1", "2", "3"])
+    assert ask is not None
+    room = [_stub("office", {"office": 9000}) for _ in range(8)]
+    pair = list(enumerate(("red", "blue")))
+    far = [Seen(c, "cup", 0.5, 60, 0.3 + 0.2 * k, "office", near=False) for k, c in pair]
+    near = [Seen(c, "cup", 0.5, 400, 0.3 + 0.2 * k, "office", near=True) for k, c in pair]
+    views = [*room, _stub("office", {"office": 9000}, far), _stub("office", {"office": 9000}, near)]
+    v = solve_house(ask, views)
+    assert v.answer == "2" and v.confidence >= 0.9
+    # A colour another view of the room showed, which the counted view lacks: not settled.
+    third = Seen("green", "cup", 0.5, 400, 0.5, "office", near=True)
+    v = solve_house(ask, [*views, _stub("office", {"office": 9000}, [third])])
+    assert v.answer == "2" and v.confidence < 0.9
+
+
+def test_a_location_reads_the_largest_sighting_whose_surface_shows() -> None:
+    # Issue 38: the largest sighting alone decided, and up close no floor shows below the
+    # surface, so its height could not be read and the question stayed open.
+    from eviseek.models.reference.house_express import SURFACES, expected_height
+
+    ask = read_ask("Where in the dining room is the red book?", ["dining table", "sideboard"])
+    assert ask is not None and ask.kind == "location"
+    close = Seen("red", "book", 0.5, 900, 0.5, "dining room", near=True, surface=None)
+    read = Seen(
+        "red", "book", 0.5, 400, 0.5, "dining room", near=True,
+        surface=expected_height(*SURFACES["dining room"]["sideboard"]),
+    )  # fmt: skip
+    v = solve_house(ask, [_stub("dining room", {"dining room": 9000}, [close])])
+    assert v.confidence == 0.0  # no surface read: nothing settles it
+    views = [_stub("dining room", {"dining room": 9000}, [o]) for o in (close, read)]
+    v = solve_house(ask, views)
+    assert v.answer == "sideboard" and v.confidence >= 0.9
+
+
+def test_an_object_in_a_close_up_without_floor_counts_for_the_room_on_both_sides() -> None:
+    # Issue 38: walked up to a piece of furniture, the view shows no floor at all, so neither the
+    # camera's room nor the object's could be read; the views before and after place it.
+    ask = read_ask("Is there a vase in the bedroom?", ["yes", "no"])
+    assert ask is not None and ask.kind == "existence"
+    vase = Seen("green", "vase", 0.5, 900, 0.5, None, near=True)
+    close_up = _stub(None, {}, [vase])
+    bedroom = _stub("bedroom", {"bedroom": 9000})
+    v = solve_house(ask, [bedroom, close_up, bedroom])
+    assert v.answer == "yes" and v.confidence >= 0.9
+    # Different rooms on the two sides (a doorway crossed), or nothing after it: no room.
+    hallway = _stub("hallway", {"hallway": 9000})
+    for views in ([bedroom, close_up, hallway], [bedroom, close_up]):
+        assert solve_house(ask, views).confidence < 0.9

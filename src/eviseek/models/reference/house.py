@@ -514,10 +514,37 @@ def _route(seen: list[HouseView], start: str, goal: str) -> tuple[list[str], int
     return route, last, reached
 
 
+def between_rooms(seen: list[HouseView]) -> list[str | None]:
+    """Per view, the room under the camera; for a view in which no floor shows at all (the agent
+    walked up to a piece of furniture, so its own floor and the floor below an object on it are
+    hidden), the room of the views kept before and after it when both read the same room.
+
+    Ours: the views come in the order they were taken, so a close-up between two kept views of
+    the same room was most likely taken in that room (a walk out and back through a doorway in
+    between is possible, and is the error this reading accepts). Before, objects in such
+    close-ups had no room, and the demand they settle never closed."""
+    rooms = [s.room for s in seen]
+    out = list(rooms)
+    for i, room in enumerate(rooms):
+        if room is not None or seen[i].rooms:
+            continue
+        before = next((r for r in reversed(rooms[:i]) if r is not None), None)
+        after = next((r for r in rooms[i + 1 :] if r is not None), None)
+        if before is not None and before == after:
+            out[i] = before
+    return out
+
+
 def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> Verdict | None:
     """Objects are placed in a room by the floor just below them, so one seen through a doorway
-    counts for the room it stands in."""
-    found = [(i, o) for i, s in enumerate(seen) for o in s.objects if o.room == ask.room]
+    counts for the room it stands in; one with no floor in view by :func:`between_rooms`."""
+    rooms = between_rooms(seen)
+    found = [
+        (i, o)
+        for i, s in enumerate(seen)
+        for o in s.objects
+        if (o.room if o.room is not None else rooms[i]) == ask.room
+    ]
     looked = len(inside) + len({i for i, _ in found})
     if ask.kind in ("location", "knowledge") or ask.aspect == "size":
         return house_express.solve(ask, found)
@@ -547,7 +574,11 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
     per_view: dict[int, set[str]] = {}
     for i, o in named:
         per_view.setdefault(i, set()).add(o.colour)
-    most = max(per_view, key=lambda i: len(per_view[i]), default=None)
+    # The view showing the most colours counts; of views showing as many, one where every
+    # one of them was read from close by (ours: a walk up to the things repeats the count seen
+    # from afar, and only the close reading is sure; the first view seen was often the far one).
+    all_near = {i: all(o.near for j, o in named if j == i) for i in per_view}
+    most = max(per_view, key=lambda i: (len(per_view[i]), all_near[i]), default=None)
     n = min(3, len(per_view[most])) if most is not None else 0
     if ask.kind == "existence":
         if most is not None:
@@ -560,7 +591,10 @@ def _object_in_room(ask: HouseAsk, seen: list[HouseView], inside: list[int]) -> 
         if len(inside) < 8:
             return None
         return Verdict("0", 0.9, inside[-1], f"no {ask.category} seen all round the {ask.room}")
-    close = all(o.near for i, o in named if i == most)
+    # Sure only when no view of the room showed a colour the chosen view lacks (then that view
+    # missed one, and the count is not settled).
+    whole = set().union(*per_view.values())
+    close = all_near[most] and whole <= per_view[most]
     sure = 0.9 if (len(inside) >= 8 or looked >= 8) and close else 0.5
     return Verdict(str(n), sure, most, f"{n} seen in the {ask.room}")
 

@@ -224,13 +224,18 @@ def solve(ask: Ask, found: Sequence[tuple[int, Seen]]) -> Verdict | None:
         named = [(i, o) for i, o in named if o.colour == ask.colour]
     if not named:
         return None
+    if ask.kind == "location":
+        # The largest sighting whose surface reads: the largest one is often a close-up in which
+        # no floor shows below the surface, so its height cannot be read (ours; before, that one
+        # sighting decided and the question stayed open however many other views showed it).
+        for i, o in sorted(named, key=lambda p: -p[1].area):
+            on = stands_on(ask.room, o.surface)
+            if on is not None:
+                sure = 0.95 if o.near else FAR_CONFIDENCE
+                return Verdict(on, sure, i, f"the {ask.colour} {ask.category} stands on the {on}")
+        return None
     i, o = max(named, key=lambda p: p[1].area)
     sure = 0.95 if o.near else FAR_CONFIDENCE
-    if ask.kind == "location":
-        on = stands_on(ask.room, o.surface)
-        if on is None:
-            return None
-        return Verdict(on, sure, i, f"the {ask.colour} {ask.category} stands on the {on}")
     weight = sum(p.area for _, p in named)
     scale = sum(p.scale * p.area for _, p in named) / weight
     size = "big" if scale > SIZE_MIDPOINT else "small"
