@@ -100,6 +100,22 @@ def mean_p_tool_on(
     return {k: round(sum(v) / len(v), 4) for k, v in sums.items() if v}
 
 
+def _first_token_loss(
+    model: Any, inputs: dict[str, Any], row: TrainingRow, mode: str, cfg: ModePriorConfig, ids: dict[str, int]
+) -> Any:
+    """The phase's loss on one drawn question: the first reply token against the drawn mode, or
+    (``cfg.loss == "expected"``) against both modes at the question's shares."""
+    torch = require("torch", "train", "the mode-prior phase")
+    logits = model(**inputs, logits_to_keep=1).logits[0, -1].float()
+    if cfg.loss == "expected":
+        # The draw's expectation: both modes of the question at their shares (no draw noise).
+        share = cfg.tool_on_need_zoom if row.needs_zoom else cfg.tool_on_other
+        lp = torch.log_softmax(logits, 0)
+        return -(share * lp[ids["tool_on"]] + (1 - share) * lp[ids["tool_off"]])
+    target = torch.tensor([ids[mode]], device=logits.device)
+    return torch.nn.functional.cross_entropy(logits[None], target)
+
+
 def fit_mode_prior(
     model: Any,
     processor: Any,
@@ -159,16 +175,7 @@ def fit_mode_prior(
         total = 0.0
         for k in picks.tolist():
             row, mode, _ = draws[k]
-            logits = model(**prompts[row.id], logits_to_keep=1).logits[0, -1].float()
-            if cfg.loss == "expected":
-                # The draw's expectation: both modes of the question at their shares (no draw noise).
-                share = cfg.tool_on_need_zoom if row.needs_zoom else cfg.tool_on_other
-                lp = torch.log_softmax(logits, 0)
-                loss = -(share * lp[ids["tool_on"]] + (1 - share) * lp[ids["tool_off"]])
-            else:
-                loss = torch.nn.functional.cross_entropy(
-                    logits[None], torch.tensor([ids[mode]], device=device)
-                )
+            loss = _first_token_loss(model, prompts[row.id], row, mode, cfg, ids)
             (loss / len(picks)).backward()
             total += float(loss.detach()) / len(picks)
         if rehearsal is not None and cfg.rehearsal_batch:
