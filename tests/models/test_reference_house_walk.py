@@ -16,8 +16,26 @@ from eviseek.models.reference.house_walk import Door, Pose2
 from eviseek.models.reference.request import Request
 from eviseek.models.reference.task import read_task
 from eviseek.models.reference.verdict import Verdict
-from eviseek.models.reference.vision import analyse, analyse_array
+from eviseek.models.reference.vision import View, analyse, analyse_array
 from eviseek.types import Action, ChatMessage, GenerateConfig
+
+
+def _ask(question: str, options: list[str]) -> house.HouseAsk:
+    """The house question ``question`` asks (the test fails if the reader does not take it)."""
+    ask = house.read_ask(question, options)
+    assert ask is not None
+    return ask
+
+
+def _cup_ask() -> house.HouseAsk:
+    """The attribute question most of these tests walk for."""
+    return _ask("What colour is the cup in the bedroom?", ["red", "green"])
+
+
+def _blank_view_read_as(monkeypatch: pytest.MonkeyPatch, seen: house.HouseView) -> View:
+    """A black frame's analysis, with the house reader patched to read every view as ``seen``."""
+    monkeypatch.setattr(house, "read_view", lambda v: seen)
+    return analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
 
 
 def test_ground_points_do_not_depend_on_the_frame_size() -> None:
@@ -211,11 +229,9 @@ def test_legs_reach_the_doorway_square_and_pass_through_its_opening(through: flo
 def test_the_policy_never_turns_straight_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """After a turn one way the next turn is never the other way (the flip-flop between two
     goals either side of the centre that wasted whole episodes)."""
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
-    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
+    ask = _cup_ask()
     seen = house.HouseView(room="kitchen", rooms={"kitchen": 900, "office": 300}, floor_x={"office": 0.05})
-    monkeypatch.setattr(house, "read_view", lambda v: seen)
+    view = _blank_view_read_as(monkeypatch, seen)
     memory = [
         "SWEEP {'direction': 'left', 'turns': 6}: 6 action(s); kept: in the kitchen",
         "SWEEP {'direction': 'left', 'turns': 6}: 6 action(s); kept: in the kitchen",
@@ -226,8 +242,7 @@ def test_the_policy_never_turns_straight_back(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_house_episode_opens_with_three_quarter_turns_that_record_the_floor() -> None:
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
+    ask = _cup_ask()
     rgb = np.zeros((64, 64, 3), dtype=np.uint8)
     rgb[48:] = house.FLOOR_LOOKS["kitchen"]
     view = analyse_array(rgb)
@@ -248,8 +263,7 @@ def test_a_house_episode_opens_with_three_quarter_turns_that_record_the_floor() 
 def test_a_new_subtask_with_an_empty_memory_does_not_turn_round_at_the_start_again() -> None:
     # eviseek-nav:paper keeps the working memory per subtask: the steps already taken tell the
     # policy that the start sweeps are behind it.
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
+    ask = _cup_ask()
     rgb = np.zeros((64, 64, 3), dtype=np.uint8)
     rgb[48:] = house.FLOOR_LOOKS["kitchen"]
     task = read_task("What colour is the cup in the bedroom?", {})
@@ -263,11 +277,8 @@ def test_a_new_subtask_with_an_empty_memory_does_not_turn_round_at_the_start_aga
 def test_with_no_doorway_placed_the_policy_looks_round_the_room_it_walked_into(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
-    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
-    seen = house.HouseView(room="office", rooms={"office": 900})
-    monkeypatch.setattr(house, "read_view", lambda v: seen)
+    ask = _cup_ask()
+    view = _blank_view_read_as(monkeypatch, house.HouseView(room="office", rooms={"office": 900}))
     memory = [
         "GOTO {'direction': 'ahead', 'steps': 8, 'at': '+0.00,+0.00', 'in': 'kitchen', "
         "'enter': 'office', 'cross': 1.0}: 8 action(s); nothing kept",
@@ -301,8 +312,7 @@ def _line(intent: str, args: dict[str, object], tail: str = "3 action(s); nothin
 
 
 def test_standing_in_the_named_room_is_read_from_the_walk_not_the_views() -> None:
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
+    ask = _cup_ask()
     sweeps = [_line("SWEEP", {"direction": "left", "turns": 3, "saw": "kitchen:0.90"})] * 3
     origin = {"x": 0.0, "y": 0.0, "yaw": 0.0}
     # No notes shown (the paper's controller): it cannot tell.
@@ -381,8 +391,7 @@ def test_the_controller_does_not_close_a_room_question_before_the_agent_stood_th
 def test_a_start_view_full_of_another_rooms_floor_is_a_doorway_walked_through() -> None:
     # The agent starts by the bedroom's doorway, too close for the threshold to show: the first
     # start view's nearest floor is the bedroom's. After the look round it turns back and walks in.
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
+    ask = _cup_ask()
     rgb = np.zeros((64, 64, 3), dtype=np.uint8)
     rgb[48:] = house.FLOOR_LOOKS["kitchen"]
     kitchen = analyse_array(rgb)
@@ -402,8 +411,7 @@ def test_a_start_view_full_of_another_rooms_floor_is_a_doorway_walked_through() 
 
 
 def test_blocked_again_and_again_the_agent_backs_off_then_tries_the_other_side() -> None:
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
+    ask = _cup_ask()
     rgb = np.zeros((64, 64, 3), dtype=np.uint8)
     rgb[40:, :20] = house.FLOOR_LOOKS["kitchen"]  # open floor on the left only
     view = analyse_array(rgb)
@@ -425,10 +433,8 @@ def test_blocked_again_and_again_the_agent_backs_off_then_tries_the_other_side()
 def test_a_refused_done_in_the_target_room_buys_another_spot_to_look_from(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
-    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
-    monkeypatch.setattr(house, "read_view", lambda v: house.HouseView(room="bedroom", rooms={"bedroom": 900}))
+    ask = _cup_ask()
+    view = _blank_view_read_as(monkeypatch, house.HouseView(room="bedroom", rooms={"bedroom": 900}))
     walk = _line(
         "GOTO", {"direction": "ahead", "steps": 2, "at": "+0.00,+0.00", "in": "bedroom"}, "2 action(s)"
     )
@@ -488,10 +494,8 @@ def test_a_route_never_leads_straight_back_through_the_doorway_just_crossed(
     # doorway to the office (seen, not placed), so the map's route to the office runs back through
     # the bathroom; from the bathroom a like glimpse had sent it here. It tries the laundry room's
     # own way on (the kitchen) instead of walking to and fro.
-    ask = house.read_ask("Is there a vase in the office?", ["yes", "no"])
-    assert ask is not None
-    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
-    monkeypatch.setattr(house, "read_view", lambda v: house.HouseView(room="laundry room"))
+    ask = _ask("Is there a vase in the office?", ["yes", "no"])
+    view = _blank_view_read_as(monkeypatch, house.HouseView(room="laundry room"))
     doors = "bathroom/laundry room@+0.00,+1.00>0~1.00; kitchen/laundry room@+2.00,+3.00>90~1.00"
     args = {
         "direction": "ahead",
@@ -511,10 +515,8 @@ def test_a_route_never_leads_straight_back_through_the_doorway_just_crossed(
 def test_a_new_spot_in_the_target_room_lies_further_in_not_back_through_the_doorway(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ask = house.read_ask("What colour is the cup in the bedroom?", ["red", "green"])
-    assert ask is not None
-    view = analyse_array(np.zeros((64, 64, 3), dtype=np.uint8))
-    monkeypatch.setattr(house, "read_view", lambda v: house.HouseView(room="bedroom", rooms={"bedroom": 900}))
+    ask = _cup_ask()
+    view = _blank_view_read_as(monkeypatch, house.HouseView(room="bedroom", rooms={"bedroom": 900}))
     walk_in = {
         "direction": "ahead",
         "steps": 9,
