@@ -15,6 +15,16 @@ from tests.agents.gridworld import GridWorld
 from tests.agents.scripts import StageScript
 
 
+def cover_one_then_both() -> list[dict[str, Any]]:
+    """Coverage replies: nothing covered at the first check, demand 1 at the second, both at the
+    third (a fresh list per call, so no test can change another's replies)."""
+    return [
+        {"covered": [], "decision": "continue"},
+        {"covered": [1], "decision": "continue"},
+        {"covered": [1, 2], "decision": "continue"},
+    ]
+
+
 def nav_script(**over: Any) -> StageScript:
     stages: dict[str, Any] = {
         "demands": [DEMANDS],
@@ -55,13 +65,7 @@ def test_nav_variant_defaults() -> None:
 
 async def test_controller_closes_subtasks_as_their_demands_are_covered(question: Question) -> None:
     # Nothing covered after the first sweep, demand 1 after the second, both after the GOTO.
-    script = nav_script(
-        coverage=[
-            {"covered": [], "decision": "continue"},
-            {"covered": [1], "decision": "continue"},
-            {"covered": [1, 2], "decision": "continue"},
-        ]
-    )
+    script = nav_script(coverage=cover_one_then_both())
     traj = await run_nav(question, script)
     assert [(s.id, s.status) for s in traj.plan.subtasks] == [(1, "done"), (2, "done")]
     # The seeker never said DONE: the controller closed both subtasks and then stopped.
@@ -182,11 +186,7 @@ async def test_paper_preset_checks_only_new_views_and_forgets_between_subtasks(q
     # eviseek-nav:paper: coverage checks see the images kept since the previous check, and the
     # seeker's working memory is per subtask (the paper, section 4.3).
     script = nav_script(
-        coverage=[
-            {"covered": [], "decision": "continue"},
-            {"covered": [1], "decision": "continue"},
-            {"covered": [1, 2], "decision": "continue"},
-        ],
+        coverage=cover_one_then_both(),
         keep=lambda cfg: {"keep": True, "frames": [1], "note": f"kept after {cfg.metadata['intent']}"},
     )
     traj = await run_nav(question, script, "eviseek-nav:paper", retention="merged")
@@ -200,13 +200,7 @@ async def test_paper_preset_checks_only_new_views_and_forgets_between_subtasks(q
 async def test_nav_memory_lasts_the_episode(question: Question) -> None:
     # The navigation variant's default: subtask 2's seeker still reads what subtask 1 tried
     # (the reference policy keeps its house map there), under a heading that says so.
-    script = nav_script(
-        coverage=[
-            {"covered": [], "decision": "continue"},
-            {"covered": [1], "decision": "continue"},
-            {"covered": [1, 2], "decision": "continue"},
-        ]
-    )
+    script = nav_script(coverage=cover_one_then_both())
     await run_nav(question, script)
     cfg, msgs = next((c, m) for c, m in script.calls("seek") if c.metadata["subtask"]["id"] == 2)
     tried = cfg.metadata["working_memory"]
@@ -217,13 +211,7 @@ async def test_nav_memory_lasts_the_episode(question: Question) -> None:
 async def test_nav_coverage_checks_read_the_seekers_notes_and_the_pose(question: Question) -> None:
     # coverage_walk (ours, on in eviseek-nav): the check is shown what the seeker tried and the
     # dead-reckoned pose, so it can tell whether the agent has stood where the question points.
-    script = nav_script(
-        coverage=[
-            {"covered": [], "decision": "continue"},
-            {"covered": [1], "decision": "continue"},
-            {"covered": [1, 2], "decision": "continue"},
-        ]
-    )
+    script = nav_script(coverage=cover_one_then_both())
     traj = await run_nav(question, script)
     calls = script.calls("coverage")
     cfg, msgs = calls[2]
@@ -237,13 +225,7 @@ async def test_nav_coverage_checks_read_the_seekers_notes_and_the_pose(question:
     assert "What the agent has done so far (its own notes, oldest first):\n- SWEEP" in text
     assert f"Pose estimate now (relative to the start; E/N are your own axes): d({last.x:+.2f}E" in text
     # The paper's controller sees the demands and the retained evidence only.
-    script = nav_script(
-        coverage=[
-            {"covered": [], "decision": "continue"},
-            {"covered": [1], "decision": "continue"},
-            {"covered": [1, 2], "decision": "continue"},
-        ]
-    )
+    script = nav_script(coverage=cover_one_then_both())
     await run_nav(question, script, "eviseek-nav:paper", retention="merged")
     cfg, msgs = script.calls("coverage")[0]
     assert "working_memory" not in cfg.metadata and "pose" not in cfg.metadata
